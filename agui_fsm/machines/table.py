@@ -1,0 +1,204 @@
+"""The shape every machine is declared in: a plain table of states and transitions.
+
+A :class:`MachineTable` is data. :meth:`MachineTable.build` hands it to
+``transitions`` (the declaration's executable form, used for diagrams and for
+the agreement test); :meth:`MachineTable.compile` turns the same table into a
+dict lookup for the per-event path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from transitions import Machine
+
+from agui_fsm.errors import InvalidTransition
+from agui_fsm.trace import TakenTransition, active_trace
+
+Guards = Mapping[str, bool] | Callable[[str], bool]
+_NO_GUARDS: Mapping[str, bool] = {}
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One edge: ``trigger`` moves ``source`` to ``dest`` when every guard in
+    ``conditions`` holds and none in ``unless`` does; ``effects`` name what the
+    driver does when the edge is taken."""
+
+    trigger: str
+    source: tuple[str, ...]
+    dest: str
+    conditions: tuple[str, ...] = ()
+    unless: tuple[str, ...] = ()
+    effects: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "trigger": self.trigger,
+            "source": list(self.source),
+            "dest": self.dest,
+            "conditions": list(self.conditions),
+            "unless": list(self.unless),
+            "effects": list(self.effects),
+        }
+
+
+def edge(
+    trigger: str,
+    source: str | Iterable[str],
+    dest: str,
+    *,
+    when: str | Iterable[str] = (),
+    unless: str | Iterable[str] = (),
+    do: str | Iterable[str] = (),
+) -> Transition:
+    """Shorthand for declaring a :class:`Transition` in a table."""
+    return Transition(
+        trigger=trigger,
+        source=_names(source),
+        dest=dest,
+        conditions=_names(when),
+        unless=_names(unless),
+        effects=_names(do),
+    )
+
+
+def _names(value: str | Iterable[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+@dataclass(frozen=True)
+class MachineTable:
+    """A declared lifecycle: the single source of truth for one machine."""
+
+    name: str
+    description: str
+    states: tuple[str, ...]
+    initial: str
+    terminal: tuple[str, ...]
+    transitions: tuple[Transition, ...]
+    guards: Mapping[str, str] = field(default_factory=dict)
+    effects: Mapping[str, str] = field(default_factory=dict)
+    state_docs: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def triggers(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for t in self.transitions:
+            seen.setdefault(t.trigger, None)
+        return tuple(seen)
+
+    def build(self, model: Any = None) -> Machine:
+        """The table as a ``transitions`` Machine (no auto transitions).
+
+        Guards are looked up on ``model`` by name, as ``transitions`` does;
+        effects are not bound: they belong to the driver, not the declaration.
+        """
+        return Machine(
+            model=model if model is not None else Machine.self_literal,
+            states=list(self.states),
+            initial=self.initial,
+            transitions=[
+                {
+                    "trigger": t.trigger,
+                    "source": list(t.source),
+                    "dest": t.dest,
+                    "conditions": list(t.conditions),
+                    "unless": list(t.unless),
+                }
+                for t in self.transitions
+            ],
+            auto_transitions=False,
+            ignore_invalid_triggers=False,
+        )
+
+    def compile(self) -> CompiledMachine:
+        return CompiledMachine(self)
+
+
+class CompiledMachine:
+    """The table as ``{state: {trigger: [candidate edges in declaration order]}}``.
+
+    ``transitions`` evaluates a trigger's edges from one source in declaration
+    order and takes the first whose guards pass; :meth:`step` does the same, so
+    the two agree on every (state, trigger, guard valuation).
+    """
+
+    __slots__ = ("table", "_edges")
+
+    def __init__(self, table: MachineTable) -> None:
+        self.table = table
+        edges: dict[str, dict[str, list[Transition]]] = {s: {} for s in table.states}
+        for t in table.transitions:
+            for source in t.source:
+                edges[source].setdefault(t.trigger, []).append(t)
+        self._edges = {s: {k: tuple(v) for k, v in by.items()} for s, by in edges.items()}
+
+    @property
+    def name(self) -> str:
+        return self.table.name
+
+    def allows(self, state: str, trigger: str) -> bool:
+        """Whether ``trigger`` has any edge out of ``state`` (guards not evaluated)."""
+        return trigger in self._edges[state]
+
+    def triggers_from(self, state: str) -> tuple[str, ...]:
+        return tuple(self._edges[state])
+
+    def step(self, state: str, trigger: str, guards: Guards = _NO_GUARDS) -> Transition | None:
+        """The edge ``trigger`` takes from ``state``, or None when there is none.
+
+        ``guards`` answers each named guard: a mapping, or a callable taking the
+        guard's name. Unnamed guards count as false.
+        """
+        candidates = self._edges[state].get(trigger)
+        if not candidates:
+            return None
+        check = guards if callable(guards) else (lambda name: bool(guards.get(name, False)))
+        for t in candidates:
+            if all(check(c) for c in t.conditions) and not any(check(u) for u in t.unless):
+                return t
+        return None
+
+    def is_terminal(self, state: str) -> bool:
+        return state in self.table.terminal
+
+
+class Lifecycle:
+    """One live instance of a compiled machine: a state and the edges it takes.
+
+    Cheap enough to hold one per tool call or message: two slots, no
+    ``transitions`` Machine behind it.
+    """
+
+    __slots__ = ("machine", "state", "instance")
+
+    def __init__(self, machine: CompiledMachine, instance: str = "", state: str | None = None):
+        self.machine = machine
+        self.instance = instance
+        self.state = state if state is not None else machine.table.initial
+
+    def can(self, trigger: str, guards: Guards = _NO_GUARDS) -> bool:
+        return self.machine.step(self.state, trigger, guards) is not None
+
+    def fire(self, trigger: str, guards: Guards = _NO_GUARDS) -> Transition:
+        """Take the edge for ``trigger`` or raise :class:`InvalidTransition`."""
+        taken = self.machine.step(self.state, trigger, guards)
+        if taken is None:
+            raise InvalidTransition(self.machine.name, self.state, trigger)
+        trace = active_trace()
+        if trace is not None:
+            trace.taken.append(
+                TakenTransition(self.machine.name, self.instance, self.state, trigger, taken.dest)
+            )
+        self.state = taken.dest
+        return taken
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.state in self.machine.table.terminal
+
+    def __repr__(self) -> str:
+        return f"Lifecycle({self.machine.name}[{self.instance}]={self.state})"

@@ -1,0 +1,120 @@
+"""The registry of declared machines, the checks every table must pass, and the JSON export.
+
+The checks run at import (they are cheap: a breadth-first walk per table), so a
+broken declaration fails before any event is processed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from agui_fsm.errors import InvalidTableError
+from agui_fsm.machines import ALL_TABLES, CompiledMachine, MachineTable
+from agui_fsm.vocabulary import AGUI_EVENT_TYPES, CLIENT_ACTIONS, is_known_trigger
+
+SPEC_VERSION = 1
+
+
+def table_problems(table: MachineTable) -> list[str]:
+    """Everything wrong with a declaration; empty when it is sound."""
+    problems: list[str] = []
+    states = set(table.states)
+    if len(states) != len(table.states):
+        problems.append("a state is declared twice")
+    if table.initial not in states:
+        problems.append(f"initial state {table.initial!r} is not declared")
+    for name in table.terminal:
+        if name not in states:
+            problems.append(f"terminal state {name!r} is not declared")
+    for t in table.transitions:
+        for name in (*t.source, t.dest):
+            if name not in states:
+                problems.append(f"{t.trigger}: state {name!r} is not declared")
+        if not is_known_trigger(t.trigger):
+            problems.append(
+                f"trigger {t.trigger!r} is neither an AG-UI event type nor a client action"
+            )
+        for guard in (*t.conditions, *t.unless):
+            if guard not in table.guards:
+                problems.append(f"{t.trigger}: guard {guard!r} is not declared")
+        for effect in t.effects:
+            if effect not in table.effects:
+                problems.append(f"{t.trigger}: effect {effect!r} is not declared")
+    if problems:
+        return problems
+    reachable = _reachable(table)
+    for name in table.states:
+        if name not in reachable:
+            problems.append(f"state {name!r} is unreachable from {table.initial!r}")
+    exits = {s for t in table.transitions for s in t.source if t.dest != s}
+    for name in table.states:
+        if name not in table.terminal and name not in exits:
+            problems.append(f"non-terminal state {name!r} has no way out")
+    return problems
+
+
+def _reachable(table: MachineTable) -> set[str]:
+    seen = {table.initial}
+    queue = deque([table.initial])
+    while queue:
+        here = queue.popleft()
+        for t in table.transitions:
+            if here in t.source and t.dest not in seen:
+                seen.add(t.dest)
+                queue.append(t.dest)
+    return seen
+
+
+def check_tables(tables: Iterable[MachineTable]) -> None:
+    """Raise :class:`InvalidTableError` naming every problem of every table."""
+    report = []
+    names: set[str] = set()
+    for table in tables:
+        if table.name in names:
+            report.append(f"{table.name}: declared twice")
+        names.add(table.name)
+        report.extend(f"{table.name}: {p}" for p in table_problems(table))
+    if report:
+        raise InvalidTableError("; ".join(report))
+
+
+check_tables(ALL_TABLES)
+
+TABLES: dict[str, MachineTable] = {t.name: t for t in ALL_TABLES}
+COMPILED: dict[str, CompiledMachine] = {t.name: t.compile() for t in ALL_TABLES}
+
+
+def machine_to_dict(table: MachineTable) -> dict[str, Any]:
+    return {
+        "name": table.name,
+        "description": table.description,
+        "states": [{"name": s, "doc": table.state_docs.get(s, "")} for s in table.states],
+        "initial": table.initial,
+        "terminal": list(table.terminal),
+        "guards": dict(table.guards),
+        "effects": dict(table.effects),
+        "transitions": [t.as_dict() for t in table.transitions],
+    }
+
+
+def export_spec(tables: Iterable[MachineTable] = ALL_TABLES) -> dict[str, Any]:
+    """Every machine as plain data: what ports in other languages read."""
+    tables = list(tables)
+    used = {t.trigger for table in tables for t in table.transitions}
+    return {
+        "$schema": "./machines.schema.json",
+        "generated_by": "agui-fsm spec export",
+        "version": SPEC_VERSION,
+        "triggers": {
+            "agui_events": sorted(used & AGUI_EVENT_TYPES),
+            "client_actions": {k: v for k, v in CLIENT_ACTIONS.items() if k in used},
+        },
+        "machines": [machine_to_dict(t) for t in tables],
+    }
+
+
+def export_spec_json(tables: Iterable[MachineTable] = ALL_TABLES) -> str:
+    return json.dumps(export_spec(tables), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,29 @@
+"""The words a machine trigger may be: an AG-UI event type or a named client action."""
+
+from __future__ import annotations
+
+from ag_ui.core import EventType
+
+AGUI_EVENT_TYPES: frozenset[str] = frozenset(e.value for e in EventType)
+
+CLIENT_ACTIONS: dict[str, str] = {
+    "append": "the user sends a message; a run starts",
+    "reload": "regenerate an assistant message; a run starts",
+    "cancel": "the client aborts the active run",
+    "add_tool_result": "a front-end or human-in-the-loop tool result",
+    "submit_interrupt_responses": "answers to pending interrupts; a resume run starts",
+    "resume": "start a run that continues the thread after results or responses",
+    "set_state": "the client replaces the agent state",
+    "load_history": "the thread is loaded from a history adapter",
+    "start_run": "the client opens a run against the agent (append, reload or resume)",
+    "stream_end": "the agent's event stream closed normally",
+    "agent_error": "the agent's stream raised (transport error, protocol violation)",
+    "run_settled": "the run that owns this item settled",
+    "import_snapshot": "the item arrived in a MESSAGES_SNAPSHOT or loaded history",
+    "interrupt": "a RUN_FINISHED interrupt outcome names this item",
+    "auto_cancel": "append or reload resolves unresolved tool calls as cancelled",
+}
+
+
+def is_known_trigger(trigger: str) -> bool:
+    return trigger in AGUI_EVENT_TYPES or trigger in CLIENT_ACTIONS
