@@ -29,18 +29,19 @@ class TransitionTrace:
         self.taken: list[TakenTransition] = []
 
 
-_active: list[TransitionTrace] = []
+ACTIVE_TRACES: list[TransitionTrace] = []
+"""The traces recording now, innermost last; read directly on the hot path."""
 
 
 def active_trace() -> TransitionTrace | None:
-    return _active[-1] if _active else None
+    return ACTIVE_TRACES[-1] if ACTIVE_TRACES else None
 
 
 @contextmanager
 def tracing() -> Iterator[TransitionTrace]:
     trace = TransitionTrace()
-    _active.append(trace)
+    ACTIVE_TRACES.append(trace)
     try:
         yield trace
     finally:
-        _active.remove(trace)
+        ACTIVE_TRACES.remove(trace)

@@ -15,7 +15,7 @@ from typing import Any
 from transitions import Machine
 
 from agui_fsm.errors import InvalidTransition
-from agui_fsm.trace import TakenTransition, active_trace
+from agui_fsm.trace import ACTIVE_TRACES, TakenTransition
 
 Guards = Mapping[str, bool] | Callable[[str], bool]
 _NO_GUARDS: Mapping[str, bool] = {}
@@ -126,7 +126,7 @@ class CompiledMachine:
     the two agree on every (state, trigger, guard valuation).
     """
 
-    __slots__ = ("table", "_edges")
+    __slots__ = ("_edges", "_unguarded", "table")
 
     def __init__(self, table: MachineTable) -> None:
         self.table = table
@@ -135,6 +135,13 @@ class CompiledMachine:
             for source in t.source:
                 edges[source].setdefault(t.trigger, []).append(t)
         self._edges = {s: {k: tuple(v) for k, v in by.items()} for s, by in edges.items()}
+        # The common case, one edge with no guard, needs no guard evaluation at all.
+        self._unguarded = {
+            (s, k): v[0]
+            for s, by in self._edges.items()
+            for k, v in by.items()
+            if not v[0].conditions and not v[0].unless
+        }
 
     @property
     def name(self) -> str:
@@ -153,6 +160,9 @@ class CompiledMachine:
         ``guards`` answers each named guard: a mapping, or a callable taking the
         guard's name. Unnamed guards count as false.
         """
+        first = self._unguarded.get((state, trigger))
+        if first is not None:
+            return first
         candidates = self._edges[state].get(trigger)
         if not candidates:
             return None
@@ -173,7 +183,7 @@ class Lifecycle:
     ``transitions`` Machine behind it.
     """
 
-    __slots__ = ("machine", "state", "instance")
+    __slots__ = ("instance", "machine", "state")
 
     def __init__(self, machine: CompiledMachine, instance: str = "", state: str | None = None):
         self.machine = machine
@@ -188,8 +198,8 @@ class Lifecycle:
         taken = self.machine.step(self.state, trigger, guards)
         if taken is None:
             raise InvalidTransition(self.machine.name, self.state, trigger)
-        trace = active_trace()
-        if trace is not None:
+        if ACTIVE_TRACES:
+            trace = ACTIVE_TRACES[-1]
             trace.taken.append(
                 TakenTransition(self.machine.name, self.instance, self.state, trigger, taken.dest)
             )

@@ -1,0 +1,51 @@
+"""``agui-fsm diagram`` and ``agui-fsm spec export``: artefacts generated from the declarations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agui_fsm.diagrams import FORMATS, GraphvizMissingError, write_diagrams
+from agui_fsm.spec import export_spec_json
+
+DEFAULT_DIAGRAM_FORMATS = ("dot", "svg", "mermaid")
+
+
+@click.command()
+@click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
+              help="Output format; repeat for several. Default: dot, svg and mermaid.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("diagrams"),
+              show_default=True, help="Directory to write one file per machine and format.")
+def diagram(formats: tuple[str, ...], out: Path) -> None:
+    """Draw every declared machine (states, triggers, guards; terminal states doubled)."""
+    wanted = formats or DEFAULT_DIAGRAM_FORMATS
+    text_formats = [f for f in wanted if f in ("dot", "mermaid")]
+    image_formats = [f for f in wanted if f not in text_formats]
+    for path in write_diagrams(out, text_formats):
+        click.echo(path)
+    try:
+        for path in write_diagrams(out, image_formats):
+            click.echo(path)
+    except GraphvizMissingError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.group()
+def spec() -> None:
+    """Machine-readable specs of the declared machines."""
+
+
+@spec.command("export")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("specs/machines.json"), show_default=True,
+              help="File to write; '-' for stdout.")
+def export(out: Path) -> None:
+    """Every machine as JSON: states, initial, terminal, transitions with guards and effects."""
+    text = export_spec_json()
+    if str(out) == "-":
+        click.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    click.echo(out)
