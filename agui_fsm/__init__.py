@@ -1,0 +1,11 @@
+"""agui-fsm: how an AG-UI client keeps a chat thread consistent, as explicit state machines.
+
+* :mod:`agui_fsm.machines` — the declared lifecycles (run, tool call, message
+  status, interrupt, text, reasoning, step); :mod:`agui_fsm.spec` checks and
+  exports them.
+* :mod:`agui_fsm.runtime` — the reference thread runtime and run aggregator.
+* :mod:`agui_fsm.conformance` — the event-stream validator.
+* :mod:`agui_fsm.replay` — scenario replay for conformance vectors.
+"""
+
+__version__ = "0.1.0"
