@@ -1,0 +1,50 @@
+"""``agui-fsm replay SCENARIO.json``: the reference runtime on a scenario, normalized output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from agui_fsm.replay import ScenarioError, load_scenario
+from agui_fsm.replay.normalize import IdNormalizer, input_strings
+from agui_fsm.replay.runner import Replay
+from agui_fsm.runtime.messages import OPTIMISTIC_PREFIX
+from agui_fsm.trace import tracing
+
+
+@click.command()
+@click.argument("scenario", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--trace",
+    is_flag=True,
+    help="Also print every machine transition taken (machine, from, trigger, to), "
+    "one per line on stderr.",
+)
+@click.option(
+    "--lenient",
+    is_flag=True,
+    help="Record protocol violations as diagnostics instead of failing the run.",
+)
+def replay(scenario: Path, trace: bool, lenient: bool) -> None:
+    """Replay SCENARIO (scenario format v1) and print the normalized thread as JSON."""
+    import asyncio
+
+    try:
+        parsed, raw = load_scenario(scenario)
+    except ScenarioError as exc:
+        raise click.UsageError(str(exc)) from exc
+    rename = IdNormalizer(input_strings(raw))
+    with tracing() as recorded:
+        output = asyncio.run(Replay(parsed, raw, lenient=lenient).play(rename))
+    if trace:
+        for taken in recorded.taken:
+            instance = rename(taken.instance.removeprefix(OPTIMISTIC_PREFIX))
+            click.echo(
+                f"{taken.machine}\t{instance}\t{taken.source}\t{taken.trigger}\t{taken.dest}",
+                err=True,
+            )
+    json.dump(output, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")

@@ -1,0 +1,62 @@
+"""Normalized replay output: generated ids as ``$1``, ``$2``... in order of first appearance.
+
+An id is *generated* when it appears nowhere in the input file (as a string
+value). Ids are looked for where the output has them, in this order: each
+message's ``id`` and then its tool-call parts' ``toolCallId``; each pending
+interrupt's ``id`` and ``toolCallId``; then ``persisted``. The reference driver
+(``reference-driver/replay.mjs``) walks the output the same way, so two
+implementations that agree print the same ``$n``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+def input_strings(raw: Any) -> set[str]:
+    """Every string value in the input file's JSON."""
+    found: set[str] = set()
+    stack = [raw]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+class IdNormalizer:
+    def __init__(self, known: Iterable[str]) -> None:
+        self.known = set(known)
+        self.assigned: dict[str, str] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if not isinstance(value, str) or value in self.known:
+            return value
+        if value not in self.assigned:
+            self.assigned[value] = f"${len(self.assigned) + 1}"
+        return self.assigned[value]
+
+
+def normalize_output(
+    output: dict[str, Any], raw_scenario: Any, rename: IdNormalizer | None = None
+) -> dict[str, Any]:
+    """Rename generated ids in ``output`` (in place) and return it. Pass ``rename`` to keep
+    numbering further ids (a trace's) after the output's."""
+    rename = rename or IdNormalizer(input_strings(raw_scenario))
+    for message in output["messages"]:
+        message["id"] = rename(message["id"])
+        for part in message["content"]:
+            if part.get("type") == "tool-call" and "toolCallId" in part:
+                part["toolCallId"] = rename(part["toolCallId"])
+    for interrupt in output["interrupts"]:
+        for key in ("id", "toolCallId"):
+            if key in interrupt:
+                interrupt[key] = rename(interrupt[key])
+    if "persisted" in output:
+        output["persisted"] = [rename(i) for i in output["persisted"]]
+    return output

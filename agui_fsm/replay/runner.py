@@ -1,0 +1,205 @@
+"""Replays a scenario through :class:`~agui_fsm.runtime.ThreadRuntime` and prints its output.
+
+Timing follows the reference driver (``reference-driver/README.md``): the agent
+yields to the event loop before every item of a run's list, so everything
+before an item is applied when it arrives; an in-run action is started as a
+task the stream does not wait for; a step is settled once no run is active, no
+action is pending and the event loop has gone quiet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agui_fsm.errors import UsageError
+from agui_fsm.replay.normalize import IdNormalizer, normalize_output
+from agui_fsm.replay.scenario import Action, Scenario, parse_scenario
+from agui_fsm.runtime import ThreadRuntime
+
+OUTPUT_PART_KEYS = {
+    "text": ("text",),
+    "reasoning": ("text",),
+    "tool-call": ("toolCallId", "toolName", "argsText", "args", "result", "isError", "artifact"),
+    "data": ("name", "data"),
+}
+QUIET_TICKS = 3
+MAX_TICKS = 20_000
+
+
+class ScenarioAgent:
+    """Streams the scenario's k-th run list for the k-th run the runtime asks for."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.inputs: list[dict[str, Any]] = []
+
+    def run(self, run_input: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        number = len(self.inputs)
+        self.inputs.append(run_input)
+        runs = self.replay.scenario.runs
+        return self._stream(number, runs[number] if number < len(runs) else [])
+
+    async def _stream(self, number: int, items: list[dict[str, Any]]):
+        for index, item in enumerate(items):
+            await asyncio.sleep(0)
+            if "op" in item:
+                self.replay.start_in_run_action(number, index, Action.model_validate(item))
+            else:
+                yield item
+        await asyncio.sleep(0)
+
+
+class MemoryHistory:
+    """The scenario's history adapter: ``load`` returns its messages, ``append`` records ids."""
+
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        self.messages = messages
+        self.persisted: list[str] = []
+
+    def load(self) -> list[dict[str, Any]]:
+        return list(self.messages)
+
+    def append(self, item: Any) -> None:
+        self.persisted.append(item.message.id)
+
+
+class Replay:
+    def __init__(self, scenario: Scenario, raw: Any, *, lenient: bool = False) -> None:
+        self.scenario = scenario
+        self.raw = raw
+        self.errors: list[dict[str, Any]] = []
+        self.history = (
+            MemoryHistory(scenario.history or []) if scenario.has_history_adapter else None
+        )
+        self.agent = ScenarioAgent(self)
+        self.runtime = ThreadRuntime(
+            self.agent,
+            show_thinking=scenario.options.show_thinking,
+            auto_cancel_pending_tool_calls=scenario.options.auto_cancel_pending_tool_calls,
+            history=self.history,
+            lenient=lenient,
+            thread_id="t1",
+        )
+        self.step = 0
+        self._actions: set[asyncio.Task] = set()
+
+    def start_in_run_action(self, run: int, index: int, action: Action) -> None:
+        where = {"step": self.step, "run": run, "index": index}
+        task = asyncio.ensure_future(self._perform(action, where))
+        self._actions.add(task)
+        task.add_done_callback(self._actions.discard)
+
+    async def _perform(self, action: Action, where: dict[str, Any]) -> None:
+        try:
+            await perform(self.runtime, action)
+        except Exception as exc:  # noqa: BLE001 - the format records a thrown op, not fatal
+            self.errors.append({**where, "message": str(exc)})
+
+    async def _settle(self) -> None:
+        quiet = 0
+        for _ in range(MAX_TICKS):
+            await asyncio.sleep(0)
+            if self._actions:
+                await asyncio.wait(set(self._actions))
+                quiet = 0
+            elif self.runtime.is_running or self.runtime.is_loading:
+                quiet = 0
+            else:
+                quiet += 1
+                if quiet >= QUIET_TICKS:
+                    return
+        raise RuntimeError(f"scenario did not settle after {MAX_TICKS} event-loop ticks")
+
+    async def play(self, rename: IdNormalizer | None = None) -> dict[str, Any]:
+        if self.history is not None:
+            await self.runtime.load_history()
+            await self._settle()
+        for step, action in enumerate(self.scenario.steps):
+            self.step = step
+            await self._perform(action, {"step": step})
+            await self._settle()
+        return self.output(rename)
+
+    def output(self, rename: IdNormalizer | None = None) -> dict[str, Any]:
+        runtime = self.runtime
+        out: dict[str, Any] = {
+            "messages": [message_output(m.to_dict()) for m in runtime.messages],
+            "state": runtime.state,
+            "isRunning": runtime.is_running,
+            "runs": runtime.run_count,
+            "interrupts": [dict(i) for i in runtime.pending_interrupts],
+            "errors": self.errors,
+        }
+        if self.history is not None:
+            out["persisted"] = list(self.history.persisted)
+        return normalize_output(out, self.raw, rename)
+
+
+async def perform(runtime: ThreadRuntime, action: Action) -> None:
+    """One user action of the scenario format on the runtime."""
+    op = action.op
+    extra = action.model_extra or {}
+    if op == "append":
+        kwargs = {"parent_id": extra["parentId"]} if "parentId" in extra else {}
+        await runtime.append(action.field("text", ""), **kwargs)
+    elif op == "reload":
+        await runtime.reload(_reload_target(runtime, action.field("messageId")))
+    elif op == "addToolResult":
+        await runtime.add_tool_result(
+            action.field("toolCallId"),
+            action.field("result"),
+            is_error=action.field("isError", False),
+            artifact=action.field("artifact"),
+        )
+    elif op == "submitInterruptResponses":
+        await runtime.submit_interrupt_responses(action.field("responses", []))
+    elif op == "cancel":
+        await runtime.cancel()
+    elif op == "setState":
+        runtime.set_state(action.field("state"))
+    else:
+        raise UsageError(f'unknown op "{op}"')
+
+
+def _reload_target(runtime: ThreadRuntime, message_id: str | None) -> str | None:
+    """What a person's "regenerate" on a message means: only assistant messages qualify."""
+    messages = runtime.messages
+    if message_id is None:
+        target = messages[-1] if messages else None
+    else:
+        target = next((m for m in messages if m.id == message_id), None)
+    if target is None:
+        raise UsageError(f"reload: no message {message_id or '(last)'}")
+    if target.role != "assistant":
+        raise UsageError("Can only reload assistant messages")
+    return target.id
+
+
+def message_output(message: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": message["id"],
+        "role": message["role"],
+        "content": [part_output(p) for p in message["content"]],
+    }
+    status = message.get("status")
+    if message["role"] == "assistant" and status is not None:
+        out["status"] = {
+            k: status[k] for k in ("type", "reason", "error") if status.get(k) is not None
+        }
+    return out
+
+
+def part_output(part: dict[str, Any]) -> dict[str, Any]:
+    keys = OUTPUT_PART_KEYS.get(part.get("type", ""), ())
+    out = {"type": part.get("type")}
+    for key in keys:
+        if key in part:
+            out[key] = part[key]
+    return out
+
+
+def replay_scenario(raw: Any, *, lenient: bool = False) -> dict[str, Any]:
+    """The normalized output (``SCENARIOS.md``) of replaying the scenario JSON ``raw``."""
+    return asyncio.run(Replay(parse_scenario(raw), raw, lenient=lenient).play())

@@ -1,0 +1,73 @@
+"""The scenario format v1 (``shared/SCENARIOS.md``): what the agent streams, what the user does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agui_fsm.errors import UsageError
+
+OPS = ("append", "reload", "addToolResult", "submitInterruptResponses", "cancel", "setState")
+
+
+class ScenarioOptions(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="allow")
+
+    auto_cancel_pending_tool_calls: bool = Field(True, alias="autoCancelPendingToolCalls")
+    show_thinking: bool = Field(True, alias="showThinking")
+    history: bool = False
+
+
+class Action(BaseModel):
+    """A user action: a step, or an item with ``op`` inside a run's stream."""
+
+    model_config = ConfigDict(extra="allow")
+
+    op: str
+
+    def field(self, name: str, default: Any = None) -> Any:
+        return (self.model_extra or {}).get(name, default)
+
+
+class Scenario(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    name: str = ""
+    options: ScenarioOptions = Field(default_factory=ScenarioOptions)
+    history: list[dict[str, Any]] | None = None
+    runs: list[list[dict[str, Any]]] = Field(default_factory=list)
+    steps: list[Action] = Field(default_factory=list)
+
+    @property
+    def has_history_adapter(self) -> bool:
+        return self.history is not None or self.options.history
+
+
+class ScenarioError(UsageError):
+    """The scenario file is not valid scenario-format JSON."""
+
+
+def parse_scenario(data: Any) -> Scenario:
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "scenario"
+        raise ScenarioError(f"invalid scenario: {where}: {first['msg']}") from exc
+
+
+def load_scenario(path: str | Path) -> tuple[Scenario, Any]:
+    """The parsed scenario and the raw JSON it came from (normalization needs the raw text)."""
+    try:
+        raw = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ScenarioError(f"cannot read scenario {path}: {exc}") from exc
+    return parse_scenario(raw), raw
+
+
+def split_run_items(items: list[dict[str, Any]]) -> list[dict[str, Any] | Action]:
+    """A run's list with its ``op`` items parsed as :class:`Action` and events left as dicts."""
+    return [Action.model_validate(item) if "op" in item else item for item in items]

@@ -1,0 +1,80 @@
+"""The conformance vectors: agui-fsm prints each expected output, and so does the real reference
+(``@assistant-ui/react-ag-ui`` 0.0.57 through ``reference-driver/``) unless the vector records a
+deliberate difference, in which case the reference prints the recorded one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agui_fsm.cli import main
+from agui_fsm.replay import replay_scenario
+from agui_fsm.replay.reference import reference_outputs
+
+ROOT = Path(__file__).resolve().parent.parent / "specs" / "conformance"
+VECTORS = sorted((ROOT / "vectors").glob("*.json"))
+INDEX = json.loads((ROOT / "index.json").read_text())["vectors"]
+NAMES = [p.stem for p in VECTORS]
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def test_there_are_at_least_80_vectors_and_each_is_indexed() -> None:
+    assert len(VECTORS) >= 80
+    assert set(NAMES) == set(INDEX)
+    for name in NAMES:
+        assert (ROOT / "expected" / f"{name}.json").is_file(), name
+        assert INDEX[name]["covers"], name
+
+
+def test_reference_outputs_exist_exactly_for_the_recorded_differences() -> None:
+    with_reference = {p.stem for p in (ROOT / "reference").glob("*.json")}
+    marked = {name for name, entry in INDEX.items() if entry.get("difference")}
+    assert with_reference == marked
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=NAMES)
+def test_agui_fsm_replays_the_expected_output(path: Path) -> None:
+    assert replay_scenario(load(path)) == load(ROOT / "expected" / path.name)
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict[str, dict]:
+    # Not skipped when Node or the npm packages are missing: scripts/test installs them.
+    return dict(zip(NAMES, reference_outputs(VECTORS), strict=True))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_real_reference_agrees_or_the_difference_is_recorded(
+    name: str, reference: dict[str, dict]
+) -> None:
+    expected = load(ROOT / "expected" / f"{name}.json")
+    if INDEX[name].get("difference"):
+        assert reference[name] == load(ROOT / "reference" / f"{name}.json")
+        assert reference[name] != expected, f"{name} agrees now: drop its difference"
+    else:
+        assert reference[name] == expected
+
+
+def test_replay_command_prints_the_expected_output_and_traces_transitions() -> None:
+    path = ROOT / "vectors" / "spec_example_tool_resume.json"
+    result = CliRunner().invoke(main, ["replay", str(path), "--trace"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == load(ROOT / "expected" / path.name)
+    lines = [line.split("\t") for line in result.stderr.splitlines()]
+    assert all(len(line) == 5 for line in lines)
+    assert ["tool_call", "tc1", "awaiting_result", "add_tool_result", "resolved"] in lines
+    assert lines[0][0] == "run" and lines[0][2:] == ["idle", "start_run", "running"]
+
+
+def test_replay_rejects_a_file_that_is_not_a_scenario(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"runs": "nope"}')
+    result = CliRunner().invoke(main, ["replay", str(bad)])
+    assert result.exit_code == 2
+    assert "invalid scenario" in result.output
