@@ -22,6 +22,8 @@ CLIENT_ACTIONS: dict[str, str] = {
     "import_snapshot": "the item arrived in a MESSAGES_SNAPSHOT or loaded history",
     "interrupt": "a RUN_FINISHED interrupt outcome names this item",
     "auto_cancel": "append or reload resolves unresolved tool calls as cancelled",
+    "snapshot": "the aggregator's snapshot for a later event of the same stream re-asserts "
+    "its own status over one the client set",
 }
 
 

@@ -1,8 +1,13 @@
-"""Status of the run's assistant message, as the reference's status objects.
+"""Status of an assistant message, as the reference's status objects.
 
 Each state name maps to the status object the thread shows (see
 :data:`STATUS_OBJECTS`); ``complete`` and the two ``incomplete`` states are
-terminal, the two ``requires_action`` states wait for the client.
+terminal for the run that wrote the message, the two ``requires_action`` states
+wait for the client. The live message takes its status from the aggregator's
+snapshot on every event; the client changes it behind the aggregator's back
+only in the edges triggered by client actions and cross-run results. If a later
+event of the same stream re-asserts the aggregator's status, that is the
+``snapshot`` edge.
 """
 
 from typing import Any
@@ -10,7 +15,9 @@ from typing import Any
 from agui_fsm.machines.table import MachineTable, edge
 
 REQUIRES_ACTION = ("requires_action_tool_calls", "requires_action_interrupt")
-DONE = ("complete", "incomplete_error", "incomplete_cancelled")
+INCOMPLETE = ("incomplete_error", "incomplete_cancelled")
+DONE = ("complete", *INCOMPLETE)
+STATES = ("running", *REQUIRES_ACTION, *DONE)
 
 STATUS_OBJECTS: dict[str, dict[str, Any]] = {
     "running": {"type": "running"},
@@ -23,39 +30,121 @@ STATUS_OBJECTS: dict[str, dict[str, Any]] = {
 
 MESSAGE_STATUS = MachineTable(
     name="message_status",
-    description="Status of the assistant message a run writes, and its interrupt gate.",
-    states=("running", *REQUIRES_ACTION, *DONE),
+    description="Status of an assistant message and its interrupt gate.",
+    states=STATES,
     initial="running",
     terminal=DONE,
     state_docs={name: str(obj) for name, obj in STATUS_OBJECTS.items()},
     transitions=(
-        edge("RUN_STARTED", ("running", *REQUIRES_ACTION, *DONE), "running"),
-        edge("RUN_FINISHED", "running", "requires_action_interrupt", when="has_interrupt",
-             do="expose_interrupts"),
-        edge("RUN_FINISHED", "running", "requires_action_tool_calls",
-             when="has_unresolved_tool_calls", unless="outcome_success"),
-        edge("RUN_FINISHED", "running", "complete"),
-        edge("RUN_ERROR", ("running", *REQUIRES_ACTION), "incomplete_error", do="record_error"),
-        edge("agent_error", ("running", *REQUIRES_ACTION), "incomplete_error", do="record_error"),
-        edge("cancel", ("running", *REQUIRES_ACTION), "incomplete_cancelled"),
-        edge("add_tool_result", "requires_action_tool_calls", "complete",
-             when="all_tool_calls_resolved", do="resume_if_due"),
-        edge("add_tool_result", "requires_action_tool_calls", "requires_action_tool_calls"),
+        edge("RUN_STARTED", "running", "running", do="open_placeholder"),
+        edge(
+            "RUN_FINISHED",
+            "running",
+            "requires_action_interrupt",
+            when="has_interrupt",
+            do="expose_interrupts",
+        ),
+        edge("RUN_FINISHED", "running", "complete", when="outcome_success"),
+        edge("RUN_FINISHED", "running", "complete", unless="has_unresolved_tool_calls"),
+        edge(
+            "RUN_FINISHED",
+            "running",
+            "complete",
+            when="client_results_resolve_all",
+            do="resume_if_due",
+        ),
+        edge("RUN_FINISHED", "running", "requires_action_tool_calls"),
+        edge(
+            "RUN_ERROR",
+            (*STATES[:-2], "incomplete_cancelled"),
+            "incomplete_error",
+            do="record_error",
+        ),
+        edge("agent_error", STATES, "incomplete_error", do="record_error"),
+        edge("cancel", ("running", *REQUIRES_ACTION, "complete"), "incomplete_cancelled"),
+        *(
+            edge(
+                trigger,
+                ("running", *REQUIRES_ACTION, *INCOMPLETE),
+                "complete",
+                when="starts_new_message",
+                do="open_next_message",
+            )
+            for trigger in ("TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
+        ),
+        edge(
+            "add_tool_result",
+            "requires_action_tool_calls",
+            "complete",
+            when="all_tool_calls_resolved",
+            do="resume_if_due",
+        ),
+        edge(
+            "TOOL_CALL_RESULT",
+            "requires_action_tool_calls",
+            "complete",
+            when="all_tool_calls_resolved",
+        ),
+        edge(
+            "ACTIVITY_SNAPSHOT",
+            "requires_action_tool_calls",
+            "complete",
+            when="all_tool_calls_resolved",
+        ),
         edge("auto_cancel", "requires_action_tool_calls", "complete"),
-        edge("submit_interrupt_responses", "requires_action_interrupt", "complete",
-             do=("clear_interrupts", "resume")),
+        edge(
+            "snapshot",
+            "requires_action_tool_calls",
+            "complete",
+            when="all_tool_calls_resolved",
+            do="resume_if_due",
+        ),
+        edge(
+            "submit_interrupt_responses",
+            "requires_action_interrupt",
+            "complete",
+            do=("clear_interrupts", "resume"),
+        ),
+        *(edge("import_snapshot", "running", state, when=f"imported_{state}") for state in STATES),
+        *(
+            edge(
+                "snapshot",
+                tuple(s for s in STATES if s != state),
+                state,
+                when=f"reports_{state}",
+                do="reassert_status",
+            )
+            for state in STATES
+        ),
     ),
     guards={
         "has_interrupt": "the RUN_FINISHED outcome is an interrupt carrying interrupts",
-        "has_unresolved_tool_calls": "some tool call of the message has no result",
         "outcome_success": "the RUN_FINISHED outcome says success explicitly",
+        "has_unresolved_tool_calls": "some tool call of the aggregator has no result",
+        "client_results_resolve_all": "results the client added (kept across snapshots) "
+        "resolve every tool call of the message",
         "all_tool_calls_resolved": "every tool call of the message now has a result",
+        "starts_new_message": "a text event names a messageId other than the run's last one: "
+        "the run goes on in a new assistant message",
+        **{
+            f"imported_{s}": f"the imported message's status is {STATUS_OBJECTS[s]}" for s in STATES
+        },
+        **{
+            f"reports_{s}": f"the aggregator's snapshot reports {STATUS_OBJECTS[s]}" for s in STATES
+        },
     },
     effects={
-        "expose_interrupts": "store the interrupts on the message and expose them as pending",
-        "record_error": "put the error message on the status",
+        "open_placeholder": "the run's optimistic assistant placeholder starts running",
+        "expose_interrupts": "store the interrupts in metadata.custom.agui.interrupts and "
+        "expose them as pending",
         "resume_if_due": "start the resume run now, or defer it until the current run returns",
-        "clear_interrupts": "drop the answered interrupts",
+        "record_error": "put the error message on the status",
+        "open_next_message": "complete this message; the run's next events go to a new "
+        "placeholder whose parent is this message",
+        "clear_interrupts": "drop metadata.custom.agui.interrupts and settle the tool "
+        "approvals named by the responses",
         "resume": "start a resume run carrying the responses",
+        "reassert_status": "a later event of the same stream re-asserts the aggregator's "
+        "status over the client's change",
     },
 )

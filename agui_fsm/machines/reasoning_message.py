@@ -1,4 +1,17 @@
-"""Reasoning lifecycle: REASONING_START, then messages (start, content*, end), REASONING_END."""
+"""Reasoning lifecycle, one per reasoning id: a block (REASONING_START .. REASONING_END)
+and its messages (REASONING_MESSAGE_START, CONTENT*, REASONING_MESSAGE_END).
+
+The unguarded edges are the protocol. The client (``@assistant-ui/react-ag-ui``)
+keeps one *active* block: REASONING_START and REASONING_MESSAGE_START both open
+(or, for a reused id, reactivate) the block of their id; content goes to the
+active block whatever id it names (a block without one is opened lazily); either
+END event stops the active block. Edges guarded by ``by_client`` are those extra
+client readings, taken only by the aggregator. With ``showThinking`` off the same
+edges are taken but no part is rendered: the effects keep only where the block
+sat, so its signature can ride along as opaque reasoning. REASONING_MESSAGE_CHUNK
+reaches the aggregator only as the START/CONTENT pair the client pipeline
+expands it into.
+"""
 
 from agui_fsm.machines.table import MachineTable, edge
 
@@ -13,34 +26,81 @@ REASONING_MESSAGE = MachineTable(
         "block_open": "REASONING_START seen; no message open",
         "message_open": "a reasoning message is streaming",
         "message_ended": "REASONING_MESSAGE_END seen; the block is still open",
-        "ended": "REASONING_END seen",
+        "ended": "REASONING_END seen, or its run settled",
     },
     transitions=(
-        edge("REASONING_START", "absent", "block_open", do="open_block"),
-        edge("REASONING_MESSAGE_START", ("absent", "block_open", "message_ended"),
-             "message_open", do="open_reasoning_part"),
-        edge("REASONING_MESSAGE_CHUNK", ("absent", "block_open", "message_ended", "message_open"),
-             "message_open", do="append_reasoning"),
+        edge("REASONING_START", "absent", "block_open", do="open_reasoning_part"),
+        *(
+            edge("REASONING_START", state, state, when="by_client", do="activate_reasoning_part")
+            for state in ("block_open", "message_open", "message_ended")
+        ),
+        edge(
+            "REASONING_START", "ended", "block_open", when="by_client", do="activate_reasoning_part"
+        ),
+        edge("REASONING_MESSAGE_START", "absent", "message_open", do="open_reasoning_part"),
+        edge(
+            "REASONING_MESSAGE_START",
+            ("block_open", "message_ended"),
+            "message_open",
+            do="activate_reasoning_part",
+        ),
+        edge(
+            "REASONING_MESSAGE_START",
+            ("message_open", "ended"),
+            "message_open",
+            when="by_client",
+            do="activate_reasoning_part",
+        ),
+        edge(
+            "REASONING_MESSAGE_CHUNK",
+            ("absent", "block_open", "message_ended", "message_open"),
+            "message_open",
+            do="append_reasoning",
+        ),
         edge("REASONING_MESSAGE_CONTENT", "message_open", "message_open", do="append_reasoning"),
-        edge("REASONING_ENCRYPTED_VALUE", ("block_open", "message_open", "message_ended"),
-             "message_ended", when="closes_message", do="attach_signature"),
-        edge("REASONING_ENCRYPTED_VALUE", ("block_open", "message_open", "message_ended"),
-             "block_open", when="is_block_signature", do="attach_signature"),
+        edge(
+            "REASONING_MESSAGE_CONTENT",
+            "absent",
+            "message_open",
+            when="by_client",
+            do=("open_reasoning_part", "append_reasoning"),
+        ),
+        edge(
+            "REASONING_MESSAGE_CONTENT",
+            ("block_open", "message_ended", "ended"),
+            "message_open",
+            when="by_client",
+            do=("activate_reasoning_part", "append_reasoning"),
+        ),
+        *(
+            edge("REASONING_ENCRYPTED_VALUE", state, state, do="attach_signature")
+            for state in ("block_open", "message_open", "message_ended", "ended")
+        ),
         edge("REASONING_MESSAGE_END", "message_open", "message_ended", do="close_reasoning_part"),
-        edge("REASONING_END", ("block_open", "message_ended"), "ended", do="close_block"),
-        edge("run_settled", ("block_open", "message_open", "message_ended"), "ended",
-             do="close_block"),
+        *(
+            edge("REASONING_MESSAGE_END", state, state, when="by_client", do="close_reasoning_part")
+            for state in ("block_open", "message_ended", "ended")
+        ),
+        edge("REASONING_END", ("block_open", "message_ended"), "ended", do="close_reasoning_part"),
+        edge("REASONING_END", "message_open", "ended", when="by_client", do="close_reasoning_part"),
+        edge("REASONING_END", "ended", "ended", when="by_client", do="close_reasoning_part"),
+        edge("run_settled", ("block_open", "message_open", "message_ended"), "ended"),
     ),
     guards={
-        "closes_message": "the encrypted value's subtype is 'message'",
-        "is_block_signature": "the encrypted value belongs to the block, not one message",
+        "by_client": "taken by the client runtime, which renders streams the protocol "
+        "forbids; the validator never passes it",
     },
     effects={
-        "open_block": "remember the reasoning block",
-        "open_reasoning_part": "begin a reasoning part (hidden when showThinking is off)",
-        "append_reasoning": "append the delta to the reasoning part",
-        "attach_signature": "keep the encrypted value as opaque reasoning metadata",
-        "close_reasoning_part": "stop appending to this part",
-        "close_block": "forget the open block",
+        "open_reasoning_part": "add a reasoning part at the end of the part order and make "
+        "it the active block (anonymous text after it starts a new text part); with "
+        "showThinking off, only note where the hidden block sits",
+        "activate_reasoning_part": "make the block's existing part the active one again (it "
+        "keeps its place); with showThinking off, note the hidden block again",
+        "append_reasoning": "append the delta to the active block (dropped with showThinking off)",
+        "close_reasoning_part": "no block is active any more; an empty one is not rendered "
+        "(with showThinking off: no hidden block is open)",
+        "attach_signature": "keep the encrypted value as the block's providerMetadata "
+        "agui.encryptedValue (with showThinking off, as opaque reasoning on the message "
+        "metadata)",
     },
 )

@@ -1,9 +1,14 @@
 """Run lifecycle: one client-side run, from the request to its settlement.
 
-A run is ``running`` from the moment the client starts it until RUN_FINISHED
-(then ``draining`` while the stream stays open) and settles in exactly one of
-``finished``, ``errored``, ``cancelled`` or ``interrupted``. ``start_run`` leaves
-only ``idle`` or a settled state, so two runs never overlap.
+A run is ``running`` from the moment the client starts it until the first
+RUN_FINISHED (then ``draining`` while the stream stays open) and settles in
+exactly one of ``finished``, ``errored``, ``cancelled`` or ``interrupted``.
+``start_run`` leaves only ``idle`` or a settled state, so two runs never overlap.
+
+As in ``@assistant-ui/react-ag-ui``, the client never forwards the stream's own
+RUN_STARTED (the aggregator is reset by the client when it opens the run), and
+only the first RUN_FINISHED of a stream counts; a stream that ends without one
+is finished as if it had sent it.
 """
 
 from agui_fsm.machines.table import MachineTable, edge
@@ -27,22 +32,44 @@ RUN = MachineTable(
     },
     transitions=(
         edge("start_run", ("idle", *SETTLED), "running", do="open_run"),
-        edge("RUN_STARTED", ("running", "draining"), "running", do="reset_message"),
-        edge("RUN_FINISHED", "running", "draining", do="record_outcome"),
+        edge("RUN_STARTED", ("running", "draining"), "running", do="ignore_event"),
+        edge("RUN_FINISHED", "running", "draining", when="first_finish", do="record_outcome"),
+        edge("RUN_FINISHED", "running", "draining", do="ignore_event"),
         edge("RUN_ERROR", ("running", "draining"), "errored", do="mark_error"),
-        edge("agent_error", ("running", "draining"), "errored", do="mark_error"),
+        edge("agent_error", ("running", "draining", "errored"), "errored", do="mark_error"),
         edge("cancel", ("running", "draining"), "cancelled", do="mark_cancelled"),
         edge("stream_end", "draining", "interrupted", when="has_interrupt", do="close_run"),
         edge("stream_end", "draining", "finished", do="close_run"),
-        edge("stream_end", "running", "finished", do="close_run"),
+        edge(
+            "stream_end",
+            "running",
+            "interrupted",
+            when=("finish_dispatched", "has_interrupt"),
+            do="close_run",
+        ),
+        edge("stream_end", "running", "finished", when="finish_dispatched", do="close_run"),
+        edge("stream_end", "running", "finished", do=("synthesize_run_finished", "close_run")),
+        edge("stream_end", "errored", "errored", do="close_run"),
     ),
-    guards={"has_interrupt": "the RUN_FINISHED outcome was an interrupt with interrupts"},
+    guards={
+        "has_interrupt": "the RUN_FINISHED outcome was an interrupt with interrupts",
+        "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
+        "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second "
+        "RUN_STARTED reopened the stream's run, not the client's",
+    },
     effects={
-        "open_run": "insert the optimistic assistant placeholder and a fresh aggregator",
-        "reset_message": "start a fresh assistant message part list",
-        "record_outcome": "keep the RUN_FINISHED outcome (success or interrupt)",
-        "mark_error": "mark the assistant message incomplete with the error",
-        "mark_cancelled": "mark the assistant message incomplete/cancelled",
-        "close_run": "clear the running flag; start a deferred resume, if one is due",
+        "open_run": "insert the optimistic assistant placeholder, reset the aggregator "
+        "(a synthetic RUN_STARTED) and call the agent",
+        "ignore_event": "the client forwards neither the stream's RUN_STARTED nor a later "
+        "RUN_FINISHED to the aggregator (a second run in one stream goes on in the same "
+        "message)",
+        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome)",
+        "mark_error": "mark the assistant message incomplete with the error; the run's "
+        "caller is raised the error once the run has settled",
+        "mark_cancelled": "mark the assistant message incomplete/cancelled and stop reading "
+        "the stream",
+        "synthesize_run_finished": "the stream closed without RUN_FINISHED: hand the "
+        "aggregator one, as @ag-ui/client's finalize does",
+        "close_run": "clear the running flag; then start a deferred resume, if one is due",
     },
 )

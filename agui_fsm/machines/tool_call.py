@@ -1,11 +1,20 @@
-"""Tool-call lifecycle, one per toolCallId.
+"""Tool-call lifecycle, one per tool-call part (a toolCallId within its message).
 
 Arguments stream between TOOL_CALL_START and TOOL_CALL_END; the result comes
 from the backend (TOOL_CALL_RESULT), from the front end or a person
 (``add_tool_result``), or from an MCP app (ACTIVITY_SNAPSHOT). A call whose run
-settles without a result waits for one (requires-action); an interrupt that
-names the call puts it in ``awaiting_approval``. A result may arrive in a later
-run than the one that started the call (cross-run): the same edges serve it.
+settles without a result waits for one; a ``tool_call`` interrupt naming it puts
+it in ``awaiting_approval``. A result may arrive in a later run than the one that
+started the call (cross-run): the same edges serve it, on the historical
+message's part.
+
+The unguarded edges are the protocol: one result per call, and an MCP app's
+CallToolResult is never overwritten by a later TOOL_CALL_RESULT. Edges guarded by
+``by_client`` are the client's readings of streams the protocol forbids, taken
+only by the runtime (``@assistant-ui/react-ag-ui`` overwrites a result with a
+later one, restarts a call on a repeated TOOL_CALL_START, appends arguments after
+TOOL_CALL_END). ``resolved`` and ``cancelled`` are terminal in the sense that the
+call has a result.
 """
 
 from agui_fsm.machines.table import MachineTable, edge
@@ -13,12 +22,12 @@ from agui_fsm.machines.table import MachineTable, edge
 OPEN_ARGS = ("started", "streaming_args")
 RESOLVABLE = ("started", "streaming_args", "args_ended", "awaiting_result", "awaiting_approval")
 RESOLVED = ("resolved", "cancelled")
+LIVE = (*RESOLVABLE, *RESOLVED)
 
 TOOL_CALL = MachineTable(
     name="tool_call",
     description="One tool call: streamed arguments, then exactly one result or a cancellation.",
-    states=("absent", "started", "streaming_args", "args_ended", "awaiting_result",
-            "awaiting_approval", *RESOLVED),
+    states=("absent", *RESOLVABLE, *RESOLVED),
     initial="absent",
     terminal=RESOLVED,
     state_docs={
@@ -27,49 +36,93 @@ TOOL_CALL = MachineTable(
         "streaming_args": "argument deltas are arriving",
         "args_ended": "TOOL_CALL_END seen; no result yet",
         "awaiting_result": "its run settled without a result: the front end must answer",
-        "awaiting_approval": "an interrupt gates this call until a person answers",
+        "awaiting_approval": "a tool_call interrupt gates this call until a person answers",
         "resolved": "a result is recorded (backend, front end or MCP app)",
         "cancelled": "auto-cancelled: resolved with error 'Tool call cancelled by user'",
     },
     transitions=(
         edge("TOOL_CALL_START", "absent", "started", do="create_part"),
+        edge("TOOL_CALL_START", LIVE, "started", when="by_client", do="restart_call"),
         edge("TOOL_CALL_CHUNK", "absent", "streaming_args", do=("create_part", "append_args")),
         edge("import_snapshot", "absent", "resolved", when="has_result", do="import_part"),
         edge("import_snapshot", "absent", "awaiting_result", do="import_part"),
         edge("TOOL_CALL_ARGS", OPEN_ARGS, "streaming_args", do="append_args"),
         edge("TOOL_CALL_CHUNK", OPEN_ARGS, "streaming_args", do="append_args"),
-        edge("TOOL_CALL_END", OPEN_ARGS, "args_ended", do="parse_args"),
+        *(
+            edge(trigger, state, state, when="by_client", do="append_args")
+            for trigger in ("TOOL_CALL_ARGS", "TOOL_CALL_CHUNK")
+            for state in ("args_ended", "awaiting_result", "awaiting_approval", *RESOLVED)
+        ),
+        edge("TOOL_CALL_END", OPEN_ARGS, "args_ended"),
+        *(
+            edge("TOOL_CALL_END", state, state, when="by_client")
+            for state in ("args_ended", "awaiting_result", "awaiting_approval", *RESOLVED)
+        ),
         edge("TOOL_CALL_RESULT", RESOLVABLE, "resolved", do="record_backend_result"),
-        edge("ACTIVITY_SNAPSHOT", (*RESOLVABLE, "resolved"), "resolved",
-             when="is_mcp_app", do="record_app_result"),
-        edge("add_tool_result", RESOLVABLE, "resolved", do="record_client_result"),
-        edge("interrupt", ("args_ended", "awaiting_result"), "awaiting_approval",
-             do="attach_approval"),
-        edge("submit_interrupt_responses", "awaiting_approval", "args_ended",
-             do="settle_approval"),
-        edge("run_settled", "args_ended", "awaiting_result"),
-        edge("run_settled", OPEN_ARGS, "awaiting_result", do="parse_args"),
-        edge("auto_cancel", ("args_ended", "awaiting_result"), "cancelled",
-             do="record_cancellation"),
-        edge("TOOL_CALL_RESULT", "resolved", "resolved", when="has_app_result",
-             do="keep_app_result"),
+        edge(
+            "TOOL_CALL_RESULT", "resolved", "resolved", when="has_app_result", do="keep_app_result"
+        ),
+        edge(
+            "TOOL_CALL_RESULT", RESOLVED, "resolved", when="by_client", do="record_backend_result"
+        ),
+        edge(
+            "TOOL_CALL_RESULT",
+            "absent",
+            "resolved",
+            when="by_client",
+            do=("append_part", "record_backend_result"),
+        ),
+        edge(
+            "ACTIVITY_SNAPSHOT",
+            LIVE,
+            "resolved",
+            when=("is_mcp_app", "snapshot_has_result"),
+            do="record_app_result",
+        ),
+        *(
+            edge("ACTIVITY_SNAPSHOT", state, state, when="is_mcp_app", do="attach_app")
+            for state in LIVE
+        ),
+        edge("add_tool_result", LIVE, "resolved", do="record_client_result"),
+        edge("auto_cancel", RESOLVABLE, "cancelled", do="record_cancellation"),
+        edge(
+            "interrupt",
+            ("args_ended", "awaiting_result"),
+            "awaiting_approval",
+            do="attach_approval",
+        ),
+        edge("submit_interrupt_responses", "awaiting_approval", "args_ended", do="settle_approval"),
+        edge("run_settled", (*OPEN_ARGS, "args_ended"), "awaiting_result"),
     ),
     guards={
+        "by_client": "taken by the client runtime, which renders streams the protocol "
+        "forbids; the validator never passes it",
         "has_result": "the imported tool call carries a result",
-        "is_mcp_app": "the ACTIVITY_SNAPSHOT has activityType 'mcp-apps' and an MCP app resource URI",
-        "has_app_result": "an MCP app result is already recorded and must not be overwritten",
+        "has_app_result": "an MCP app CallToolResult is already recorded: it is not overwritten",
+        "is_mcp_app": "the ACTIVITY_SNAPSHOT has activityType 'mcp-apps' and a ui:// "
+        "resourceUri, and names this call (or it is the last one resolved)",
+        "snapshot_has_result": "the mcp-apps snapshot content carries a result object",
     },
     effects={
-        "create_part": "add a tool-call part in first-appearance order",
+        "create_part": "add a tool-call part: under its parentMessageId's text part if that "
+        "part exists (after its earlier siblings), else at the end; anonymous text after "
+        "it starts a new text part",
+        "restart_call": "reset name, arguments and result; the part keeps its position "
+        "(the message keeps showing a result it had)",
+        "append_part": "a result for a call never started: add a 'tool' part at the end",
         "import_part": "add a tool-call part converted from an AG-UI message",
-        "append_args": "append the delta to argsText; re-parse args when it forms valid JSON",
-        "parse_args": "parse argsText into args",
-        "record_backend_result": "record the TOOL_CALL_RESULT content as the result",
-        "record_app_result": "record resource URI, server id and CallToolResult",
-        "record_client_result": "record the client's result and keep it across snapshots",
-        "attach_approval": "project the interrupt onto the call as a pending approval",
-        "settle_approval": "record the person's decision",
-        "record_cancellation": "record {'error': 'Tool call cancelled by user'} as the result",
-        "keep_app_result": "leave the richer MCP app result in place",
+        "append_args": "append the delta to argsText; args is argsText parsed when read, "
+        "when it is complete JSON, else {}",
+        "record_backend_result": "result = content parsed as JSON (else the string), or the "
+        "MCP CallToolResult; isError from it, or false for role 'tool'",
+        "keep_app_result": "keep the app's result; only fill modelContent and isError if unset",
+        "record_app_result": "record resource URI, server id and CallToolResult; an earlier "
+        "result becomes modelContent",
+        "attach_app": "record the MCP app's resource URI and server id",
+        "record_client_result": "record the client's result, artifact and isError; later "
+        "aggregator snapshots keep it",
+        "record_cancellation": "record {'error': 'Tool call cancelled by user'}, isError true",
+        "attach_approval": "project the interrupt onto the part as approval {id}",
+        "settle_approval": "record the decision sent in the resume array on the approval",
     },
 )

@@ -43,7 +43,7 @@ class Scenario(BaseModel):
 
     @property
     def has_history_adapter(self) -> bool:
-        return self.history is not None or self.options.history
+        return bool(self.history) or self.options.history
 
 
 class ScenarioError(UsageError):

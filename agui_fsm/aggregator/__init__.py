@@ -1,0 +1,30 @@
+"""Events of one run -> a snapshot of the in-progress assistant message.
+
+:class:`RunAggregator` follows ``run-aggregator.ts`` of ``@assistant-ui/react-ag-ui``
+0.0.57; :class:`RunSnapshot` is the O(1) view it emits after each event.
+"""
+
+from agui_fsm.aggregator.approvals import project_tool_approvals
+from agui_fsm.aggregator.core import (
+    AGGREGATOR_EFFECTS,
+    RunAggregator,
+    RunSnapshot,
+    parse_interrupt,
+    parse_outcome,
+    status_object,
+)
+from agui_fsm.aggregator.parts import MISSING, ToolCallState, json_stringify, try_parse_json
+
+__all__ = [
+    "AGGREGATOR_EFFECTS",
+    "MISSING",
+    "RunAggregator",
+    "RunSnapshot",
+    "ToolCallState",
+    "json_stringify",
+    "parse_interrupt",
+    "parse_outcome",
+    "project_tool_approvals",
+    "status_object",
+    "try_parse_json",
+]

@@ -1,0 +1,337 @@
+"""The in-progress assistant message's parts, kept so that an event costs O(1).
+
+Text and reasoning keep their deltas as chunk lists joined on first read; tool
+arguments likewise, parsed on read. Each part caches the dict it materializes to
+until it changes. The part order keeps tool calls anchored under their parent
+text part in a list hanging off that part, so anchoring a tool call never scans
+the order (see :class:`PartOrder`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from agui_fsm.machines.table import Lifecycle
+from agui_fsm.spec import COMPILED
+
+TEXT_MACHINE = COMPILED["text_message"]
+REASONING_MACHINE = COMPILED["reasoning_message"]
+TOOL_MACHINE = COMPILED["tool_call"]
+
+AGUI_NAMESPACE = "agui"
+
+# The aggregator is the client: it takes the tables' by_client edges too.
+CLIENT: dict[str, bool] = {"by_client": True}
+APP_RESULT: dict[str, bool] = {"by_client": True, "has_app_result": True}
+APP: dict[str, bool] = {"by_client": True, "is_mcp_app": True}
+APP_WITH_RESULT: dict[str, bool] = {
+    "by_client": True,
+    "is_mcp_app": True,
+    "snapshot_has_result": True,
+}
+
+
+def json_stringify(value: Any) -> str:
+    """``JSON.stringify`` for JSON values: compact, non-ASCII kept."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def event_extras(event: Any) -> dict[str, Any]:
+    return event.model_extra or {}
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+"""An absent value (a JavaScript ``undefined``), distinct from JSON ``null``."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def parse_json(text: str) -> Any:
+    """``JSON.parse``: raises on anything JavaScript rejects (NaN and Infinity included)."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def try_parse_json(text: str) -> Any:
+    """The reference's ``tryParseJSON``: the parsed value, or the string itself."""
+    if not text:
+        return text
+    try:
+        return parse_json(text)
+    except ValueError:
+        return text
+
+
+def _join(chunks: list[str]) -> str:
+    if len(chunks) > 1:
+        joined = "".join(chunks)
+        chunks.clear()
+        chunks.append(joined)
+    return chunks[0] if chunks else ""
+
+
+class TextPart:
+    __slots__ = ("_dict", "anchored", "chunks", "key", "length", "life")
+
+    kind = "text"
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.chunks: list[str] = []
+        self.length = 0
+        self.life = Lifecycle(TEXT_MACHINE, key)
+        self.anchored: list[ToolCallState] = []
+        self._dict: dict | None = None
+
+    def append(self, delta: str) -> None:
+        self.chunks.append(delta)
+        self.length += len(delta)
+        self._dict = None
+
+    @property
+    def text(self) -> str:
+        return _join(self.chunks)
+
+    def materialize(self) -> dict | None:
+        if self._dict is None:
+            text = self.text
+            self._dict = {"type": "text", "text": text} if text.strip() else {}
+        return self._dict or None
+
+
+class ReasoningBlock:
+    __slots__ = (
+        "_dict",
+        "anonymous",
+        "chunks",
+        "key",
+        "life",
+        "reasoning_id",
+        "signature",
+        "signature_id",
+    )
+
+    kind = "reasoning"
+
+    def __init__(self, key: str, anonymous: bool) -> None:
+        self.key = key
+        self.chunks: list[str] = []
+        self.life = Lifecycle(REASONING_MACHINE, key)
+        self.signature: str | None = None
+        self.signature_id: str | None = None
+        self.reasoning_id: str | None = None
+        self.anonymous = anonymous
+        self._dict: dict | None = None
+
+    def append(self, delta: str) -> None:
+        self.chunks.append(delta)
+        self._dict = None
+
+    def touch(self) -> None:
+        self._dict = None
+
+    @property
+    def text(self) -> str:
+        return _join(self.chunks)
+
+    def materialize(self, active: bool) -> dict | None:
+        text = self.text
+        if not text and not active:
+            return None
+        if self._dict is None:
+            part: dict[str, Any] = {"type": "reasoning", "text": text}
+            meta = {}
+            if self.reasoning_id is not None:
+                meta["reasoningId"] = self.reasoning_id
+            if self.signature is not None:
+                meta["encryptedValue"] = self.signature
+            if meta:
+                part["providerMetadata"] = {AGUI_NAMESPACE: meta}
+            self._dict = part
+        return self._dict
+
+
+class DataPart:
+    __slots__ = ("_dict", "name", "value")
+
+    kind = "data"
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.name = name
+        self.value = value
+        self._dict = {"type": "data", "name": name, "data": value}
+
+    def materialize(self) -> dict:
+        return self._dict
+
+
+class ToolCallState:
+    __slots__ = (
+        "_dict",
+        "_parsed",
+        "_parsed_for",
+        "app_result_applied",
+        "app_server_id",
+        "app_uri",
+        "args_chunks",
+        "is_error",
+        "life",
+        "model_content",
+        "name",
+        "parent_message_id",
+        "result",
+        "tool_call_id",
+        "tool_message_id",
+    )
+
+    kind = "tool-call"
+
+    def __init__(self, tool_call_id: str, life: Lifecycle | None = None) -> None:
+        self.tool_call_id = tool_call_id
+        self.life = life if life is not None else Lifecycle(TOOL_MACHINE, tool_call_id)
+        self.reset("tool", None)
+
+    def reset(self, name: str, parent_message_id: str | None) -> None:
+        self.name = name
+        self.args_chunks: list[str] = []
+        self.parent_message_id = parent_message_id
+        self.result: Any = MISSING
+        self.is_error: bool | None = None
+        self.tool_message_id: str | None = None
+        self.app_uri: str | None = None
+        self.app_server_id: str | None = None
+        self.model_content: list | None = None
+        self.app_result_applied = False
+        self._dict: dict | None = None
+        self._parsed_for: str | None = None
+        self._parsed: Any = MISSING
+
+    def touch(self) -> None:
+        self._dict = None
+
+    def append_args(self, delta: str) -> None:
+        self.args_chunks.append(delta)
+        self._dict = None
+
+    @property
+    def args_text(self) -> str:
+        return _join(self.args_chunks)
+
+    @property
+    def args(self) -> Any:
+        """argsText parsed when it is a complete JSON object or array, else ``{}``."""
+        text = self.args_text
+        if self._parsed_for != text:
+            try:
+                parsed = parse_json(text)
+            except ValueError:
+                parsed = None
+            self._parsed = (
+                parsed if isinstance(parsed, (dict, list)) and parsed is not None else None
+            )
+            self._parsed_for = text
+        return self._parsed if self._parsed is not None else {}
+
+    def materialize(self) -> dict:
+        if self._dict is None:
+            part: dict[str, Any] = {
+                "type": "tool-call",
+                "toolCallId": self.tool_call_id,
+                "toolName": self.name,
+                "args": self.args,
+                "argsText": self.args_text,
+            }
+            if self.result is not MISSING:
+                part["result"] = self.result
+            if self.model_content is not None:
+                part["modelContent"] = self.model_content
+            if self.is_error is not None:
+                part["isError"] = self.is_error
+            if self.app_uri:
+                app = {"resourceUri": self.app_uri}
+                if self.app_server_id:
+                    app["serverId"] = self.app_server_id
+                part["mcp"] = {"app": app}
+            if self.parent_message_id:
+                part["parentId"] = self.parent_message_id
+            if self.tool_message_id:
+                part["unstable_toolMessageId"] = self.tool_message_id
+            self._dict = part
+        return self._dict
+
+
+Entry = TextPart | ReasoningBlock | DataPart | ToolCallState
+
+
+class PartOrder:
+    """First-appearance order of the parts, with the reference's anchoring of tool calls.
+
+    A tool call whose parentMessageId names a text part goes right after that
+    part and its earlier anchored siblings. While every tool call keeps the
+    parent it was anchored with, that run of siblings is exactly the text part's
+    ``anchored`` list, so anchoring is O(1). A repeated TOOL_CALL_START that
+    changes a call's parent can break that equivalence; the order then falls
+    back to a flat list and the reference's linear scan (:meth:`flatten`).
+    """
+
+    __slots__ = ("flat", "size", "top")
+
+    def __init__(self) -> None:
+        self.top: list[Entry] = []
+        self.flat = False
+        self.size = 0
+
+    def push(self, entry: Entry) -> None:
+        self.top.append(entry)
+        self.size += 1
+
+    def anchor(self, tool: ToolCallState, parent: TextPart | None) -> None:
+        self.size += 1
+        if parent is None:
+            self.top.append(tool)
+        elif not self.flat:
+            parent.anchored.append(tool)
+        else:
+            index = self.top.index(parent) + 1
+            while index < len(self.top):
+                entry = self.top[index]
+                if entry.kind == "tool-call" and entry.parent_message_id == parent.key:
+                    index += 1
+                    continue
+                break
+            self.top.insert(index, tool)
+
+    def flatten(self) -> None:
+        if self.flat:
+            return
+        flat: list[Entry] = []
+        for entry in self.top:
+            flat.append(entry)
+            if entry.kind == "text" and entry.anchored:
+                flat.extend(entry.anchored)
+                entry.anchored = []
+        self.top = flat
+        self.flat = True
+
+    def __iter__(self):
+        for entry in self.top:
+            yield entry
+            if entry.kind == "text" and entry.anchored:
+                yield from entry.anchored
+
+
+def token_count(total_text: int) -> int:
+    return math.ceil(total_text / 4)

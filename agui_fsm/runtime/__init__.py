@@ -1,0 +1,31 @@
+"""The thread runtime: messages, runs against an agent, conversions, state, history.
+
+* :class:`ThreadRuntime` — the thread and its operations (append, reload, cancel,
+  add_tool_result, submit_interrupt_responses, resume, steer_away, set_state,
+  load_history).
+* :class:`Message` — a thread message (assistant-ui ``ThreadMessage`` shape).
+* :func:`from_agui_messages` / :func:`to_agui_messages` — AG-UI messages <-> thread.
+"""
+
+from agui_fsm.runtime.conversions import from_agui_messages, to_agui_messages, to_agui_tools
+from agui_fsm.runtime.core import Diagnostic, ThreadRuntime
+from agui_fsm.runtime.history import HistoryAdapter, LoadedHistory
+from agui_fsm.runtime.messages import Message
+from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
+from agui_fsm.runtime.run import AgentRunError
+from agui_fsm.runtime.state import apply_state_delta
+
+__all__ = [
+    "AgentRunError",
+    "Diagnostic",
+    "HistoryAdapter",
+    "LoadedHistory",
+    "Message",
+    "MessageRepository",
+    "RepositoryItem",
+    "ThreadRuntime",
+    "apply_state_delta",
+    "from_agui_messages",
+    "to_agui_messages",
+    "to_agui_tools",
+]

@@ -1,0 +1,666 @@
+"""ThreadRuntime: the thread, its runs against an agent, and the client's operations.
+
+A port of ``AgUiThreadRuntimeCore`` (``@assistant-ui/react-ag-ui`` 0.0.57) behind
+``@ag-ui/client`` 0.0.58's pipeline. The agent is any object whose ``run(input)``
+returns an iterable or async iterable of AG-UI events (wire dicts or
+``ag_ui.core`` models), or a coroutine resolving to one; ``input`` is the
+RunAgentInput as a camelCase dict. Operations are coroutines; each returns once
+the runs it started (including a resume it caused) have settled. An operation
+called while a run streams (from inside the agent's async generator, or another
+task) acts at that point of the stream: ``add_tool_result`` defers its resume
+until the run returns, ``cancel`` stops the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from agui_fsm.aggregator import RunSnapshot
+from agui_fsm.aggregator.parts import AGUI_NAMESPACE
+from agui_fsm.errors import (
+    UsageError,
+)
+from agui_fsm.machines.table import Lifecycle
+from agui_fsm.runtime.conversions import (
+    from_agui_messages,
+    like_to_message,
+    persisted_interrupts,
+)
+from agui_fsm.runtime.history import HistorySync, LoadedHistory
+from agui_fsm.runtime.interrupts import InterruptOps
+from agui_fsm.runtime.messages import (
+    OPTIMISTIC_PREFIX,
+    Message,
+    assistant_metadata,
+    default_id,
+    is_optimistic_id,
+    is_resolved,
+    new_status_life,
+    status_for,
+    status_name,
+)
+from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
+from agui_fsm.runtime.run import AgentRunError, RunContext
+from agui_fsm.runtime.runs import RunOps
+from agui_fsm.runtime.tool_results import ToolResultOps, all_resolved
+from agui_fsm.spec import COMPILED
+
+log = logging.getLogger("agui_fsm.runtime")
+INTERRUPT_MACHINE = COMPILED["interrupt"]
+PERSISTABLE = frozenset(
+    {"complete", "incomplete_error", "incomplete_cancelled", "requires_action_interrupt"}
+)
+_UNSET: Any = object()
+
+
+class Diagnostic:
+    """Something the runtime noticed and kept going: a lenient-mode protocol violation,
+    a STATE_DELTA that could not be applied. ``run`` is the 0-based run number."""
+
+    __slots__ = ("error", "index", "run")
+
+    def __init__(self, error: Exception, run: int | None, index: int | None) -> None:
+        self.error = error
+        self.run = run
+        self.index = index
+
+    @property
+    def rule(self) -> str:
+        return getattr(self.error, "rule", type(self.error).__name__)
+
+    @property
+    def message(self) -> str:
+        return str(self.error)
+
+    def __repr__(self) -> str:
+        return f"Diagnostic(run={self.run}, index={self.index}, {self.message!r})"
+
+
+class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
+    """The thread and its runs.
+
+    Options: ``show_thinking`` (render reasoning), ``auto_cancel_pending_tool_calls``
+    (append/reload first resolve unresolved tool calls as cancelled), ``history``
+    (an adapter, see :mod:`agui_fsm.runtime.history`), ``lenient`` (record protocol
+    violations as :attr:`diagnostics` instead of failing the run), ``validator`` (a
+    factory of incremental validators; default: :class:`agui_fsm.conformance.Validator`
+    if installed; ``False`` to validate nothing), ``tools``/``system``/
+    ``forwarded_props`` (what each run input carries), ``thread_id``,
+    ``on_error``/``on_cancel``/``on_update`` callbacks and ``id_factory``.
+
+    ``validation``: which violations fail a (non-lenient) run: ``"client"`` (default)
+    those ``@ag-ui/client``'s verifyEvents fails on too, the stricter rules of the
+    conformance catalogue being recorded as diagnostics; ``"all"`` every error.
+
+    ``concurrent_runs`` (default True, as the reference) lets append, reload and resume
+    start a run while another streams; False refuses them with a :class:`UsageError`
+    until it has settled. A resume that tool results make due never overlaps a run.
+    """
+
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        show_thinking: bool = True,
+        auto_cancel_pending_tool_calls: bool = True,
+        history: Any = None,
+        lenient: bool = False,
+        validator: Any = None,
+        tools: Mapping[str, Any] | None = None,
+        system: str | None = None,
+        forwarded_props: Mapping[str, Any] | None = None,
+        thread_id: str | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+        on_cancel: Callable[[], Any] | None = None,
+        on_update: Callable[[ThreadRuntime], Any] | None = None,
+        id_factory: Callable[[], str] = default_id,
+        concurrent_runs: bool = True,
+        validation: str = "client",
+    ) -> None:
+        self.agent = agent
+        self.concurrent_runs = concurrent_runs
+        if validation not in ("client", "all"):
+            raise UsageError(f"validation must be 'client' or 'all', not {validation!r}")
+        self.validation = validation
+        self.show_thinking = show_thinking
+        self.auto_cancel_pending_tool_calls = auto_cancel_pending_tool_calls
+        self.lenient = lenient
+        self.validator_factory = validator
+        self.tools = tools
+        self.system = system
+        self.forwarded_props = dict(forwarded_props or {})
+        self.thread_id = thread_id or getattr(agent, "thread_id", None) or "main"
+        self.on_error = on_error
+        self.on_cancel = on_cancel
+        self.on_update = on_update
+        self.new_id = id_factory
+        self.repo = MessageRepository()
+        self.history = HistorySync(history)
+        self._state: Any = None
+        self._run: RunContext | None = None  # the latest run started: what cancel aborts
+        self._running = False
+        self._agent_interrupts: list[dict[str, Any]] = []
+        self._pending_error: BaseException | None = None
+        self._pending_resume: str | None = None
+        self._last_run_config: dict[str, Any] = {}
+        self._interrupt_lives: dict[str, Lifecycle] = {}
+        self.run_count = 0
+        self.diagnostics: list[Diagnostic] = []
+        self.reported_errors: list[BaseException] = []
+        self.is_loading = False
+        self._loaded = False
+
+    # -- reading -----------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Message]:
+        """The visible thread (the branch the head is on), oldest first."""
+        return list(self.repo.messages())
+
+    @property
+    def state(self) -> Any:
+        return self._state
+
+    @property
+    def is_running(self) -> bool:
+        return self._running
+
+    @property
+    def pending_interrupts(self) -> list[dict[str, Any]]:
+        pending = self.get_pending_interrupts()
+        return list(pending[1]) if pending else []
+
+    @property
+    def pending_tool_calls(self) -> list[str]:
+        pending = self.get_pending_tool_calls()
+        return pending[1] if pending else []
+
+    def thread(self) -> list[dict[str, Any]]:
+        """The visible thread as plain dicts (see :meth:`Message.to_dict`)."""
+        return [m.to_dict() for m in self.repo.messages()]
+
+    def export(self) -> tuple[str | None, list[RepositoryItem]]:
+        """Every branch, as a history adapter would store it."""
+        return self.repo.export()
+
+    def _last_assistant(self) -> Message | None:
+        for message in reversed(self.repo.messages()):
+            if message.role == "assistant":
+                return message
+        return None
+
+    def get_pending_interrupts(self) -> tuple[str, list[dict[str, Any]]] | None:
+        assistant = self._last_assistant()
+        if assistant is None or assistant.status_state != "requires_action_interrupt":
+            return None
+        stored = ((assistant.metadata.get("custom") or {}).get(AGUI_NAMESPACE) or {}).get(
+            "interrupts"
+        )
+        if not stored:
+            return None
+        return assistant.id, stored
+
+    def get_pending_tool_calls(self) -> tuple[str, list[str]] | None:
+        assistant = self._last_assistant()
+        if assistant is None or assistant.status_state != "requires_action_tool_calls":
+            return None
+        ids = [
+            p["toolCallId"]
+            for p in assistant.content
+            if p.get("type") == "tool-call" and not is_resolved(p)
+        ]
+        return (assistant.id, ids) if ids else None
+
+    def find_message_id_for_tool_call(self, tool_call_id: str) -> str | None:
+        """The newest visible assistant message with this tool call unresolved, else the
+        newest with it at all."""
+        fallback = None
+        for message in reversed(self.repo.messages()):
+            if message.role != "assistant":
+                continue
+            for part in message.content:
+                if part.get("type") != "tool-call" or part.get("toolCallId") != tool_call_id:
+                    continue
+                if not is_resolved(part):
+                    return message.id
+                if fallback is None:
+                    fallback = message.id
+        return fallback
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _notify(self) -> None:
+        if self.on_update is not None:
+            self.on_update(self)
+
+    def _report(self, error: BaseException) -> None:
+        self.reported_errors.append(error)
+        if self.on_error is not None:
+            try:
+                self.on_error(error)
+            except Exception:
+                log.exception("on_error callback raised")
+
+    def _diagnose(self, error: Exception, run: RunContext | None = None) -> None:
+        index = getattr(error, "index", None)
+        self.diagnostics.append(Diagnostic(error, self.run_count - 1 if run else None, index))
+        log.info("%s", error)
+
+    def _status_life(self, message: Message) -> Lifecycle:
+        if message.status_life is None:
+            message.status_life = new_status_life(message, status_name(message.status))
+        return message.status_life
+
+    def _set_status(
+        self, message: Message, life: Lifecycle, trigger: str, guards: Any, error: Any = None
+    ) -> Any:
+        taken = life.fire(trigger, guards)
+        message.status = status_for(taken.dest, error)
+        return taken
+
+    # -- the run's assistant message ---------------------------------------------------------
+
+    def _insert_placeholder(self, parent_id: str | None, message_id: str | None) -> str:
+        message_id = message_id or OPTIMISTIC_PREFIX + self.new_id()
+        extra = {"isOptimistic": True} if is_optimistic_id(message_id) else {}
+        message = Message(
+            message_id,
+            "assistant",
+            [],
+            status=status_for("running"),
+            metadata=assistant_metadata(unstable_state=self._state, **extra),
+        )
+        message.status_life = Lifecycle(COMPILED["message_status"], message_id)
+        message.status_life.fire("RUN_STARTED")
+        self.repo.add_or_update(parent_id if parent_id is not None else self.repo.head_id, message)
+        self.repo.switch_to_branch(message_id)
+        self._notify()
+        return message_id
+
+    def _reassign(self, old: str, new: str) -> bool:
+        """Rename the placeholder ``old`` to ``new``; if ``new`` exists, drop the placeholder."""
+        if old == new:
+            return True
+        found = self.repo.get(old)
+        if found is None:
+            return False
+        message, parent_id = found
+        collides = self.repo.has(new)
+        if collides:
+            self.repo.delete(old, parent_id)
+        else:
+            renamed = _renamed(message, new)
+            self.repo.add_or_update(parent_id, renamed)
+            self.repo.switch_to_branch(new)
+            self.repo.try_delete(old)
+        self.history.reassign(old, new, collides)
+        self._notify()
+        return not collides
+
+    def _update_assistant(self, message_id: str, snapshot: RunSnapshot) -> str:
+        found = self.repo.get(message_id)
+        if found is None or found[0].role != "assistant":
+            return message_id
+        message = found[0]
+        message.attach(snapshot)
+        taken = None
+        target = snapshot.status_name
+        if target is not None:
+            life = self._status_life(message)
+            if life.state != target:
+                guards = self._status_guards(message, snapshot)
+                trigger = snapshot.trigger
+                if not life.can(trigger, guards):
+                    trigger, guards = "snapshot", {f"reports_{target}": True}
+                taken = self._set_status(message, life, trigger, guards, snapshot.error)
+            elif target == "incomplete_error":
+                message.status = status_for(target, snapshot.error)
+        return self._after_status_change(message_id, message, taken)
+
+    def _after_status_change(self, message_id: str, message: Message, taken: Any) -> str:
+        resolved = message_id
+        state = self._status_life(message).state
+        if state != "running" and is_optimistic_id(message_id):
+            stable = self.new_id()
+            self._reassign(message_id, stable)
+            resolved = stable
+        else:
+            self._notify()
+        if state in PERSISTABLE:
+            current = self.repo.get(resolved)
+            if current is not None:
+                self.history.persist_assistant(current[0])
+        if taken is not None:
+            if "expose_interrupts" in taken.effects:
+                self._sync_interrupts("RUN_FINISHED")
+            if "resume_if_due" in taken.effects:
+                self._pending_resume = resolved
+        self._maybe_resume_after_tool_results(resolved, "snapshot")
+        return resolved
+
+    def _status_guards(self, message: Message, snapshot: RunSnapshot) -> Callable[[str], bool]:
+        aggregator = snapshot._agg
+
+        def guard(name: str) -> bool:
+            if name == "has_interrupt":
+                return (
+                    bool(snapshot.interrupts)
+                    and snapshot.status_name == "requires_action_interrupt"
+                )
+            if name == "outcome_success":
+                return aggregator.outcome == "success"
+            if name == "has_unresolved_tool_calls":
+                return aggregator.has_unresolved_tool_calls
+            if name in ("client_results_resolve_all", "all_tool_calls_resolved"):
+                return all_resolved(message)
+            return False
+
+        return guard
+
+    def _complete_for_next_message(
+        self, message_id: str, trigger: str = "TEXT_MESSAGE_START"
+    ) -> str:
+        """The run goes on in a new message: complete this one (status only)."""
+        found = self.repo.get(message_id)
+        if found is None or found[0].role != "assistant":
+            return message_id
+        message = found[0]
+        life = self._status_life(message)
+        taken = None
+        if life.state != "complete":
+            guards = {"starts_new_message": True}
+            if not life.can(trigger, guards):
+                trigger, guards = "snapshot", {"reports_complete": True}
+            taken = self._set_status(message, life, trigger, guards)
+        return self._after_status_change(message_id, message, taken)
+
+    # -- the user's operations ---------------------------------------------------------------
+
+    def _append_entry(self, message: Any, parent_id: Any, source_id: str | None) -> Message:
+        if source_id:
+            self.repo.try_delete(source_id)
+        entry = self._user_message(message)
+        if parent_id is None:
+            parent = None
+        elif parent_id is not _UNSET and self.repo.has(parent_id):
+            parent = parent_id
+        else:
+            parent = self.repo.head_id
+        self.repo.add_or_update(parent, entry)
+        self.repo.switch_to_branch(entry.id)
+        self._notify()
+        self.history.record_entry(parent, entry)
+        return entry
+
+    def _user_message(self, message: Any) -> Message:
+        if isinstance(message, Message):
+            return message
+        if isinstance(message, str):
+            return Message(self.new_id(), "user", [{"type": "text", "text": message}])
+        like = dict(message)
+        like.setdefault("role", "user")
+        return like_to_message(like, self.new_id)
+
+    async def append(
+        self,
+        message: Any,
+        *,
+        parent_id: Any = _UNSET,
+        source_id: str | None = None,
+        start_run: bool | None = None,
+        run_config: Mapping[str, Any] | None = None,
+    ) -> Message:
+        """Add a message (text, a message-like dict or a :class:`Message`) under
+        ``parent_id`` (default: the head; None: the root) and, for a user message, run the
+        agent. Raises :class:`InterruptPendingError` while an interrupt is pending."""
+        if isinstance(message, str):
+            role = "user"
+        elif isinstance(message, Mapping):
+            role = message.get("role", "user")
+        else:
+            role = message.role
+        runs = start_run if start_run is not None else role == "user"
+        if runs:
+            self._assert_no_pending_interrupts()
+            self._assert_may_start("append")
+            self._maybe_auto_cancel()
+        entry = self._append_entry(message, parent_id, source_id)
+        if runs:
+            await self._start_run(entry.id, run_config)
+        return entry
+
+    async def edit(
+        self,
+        message: Any,
+        *,
+        source_id: str,
+        parent_id: Any = _UNSET,
+        run_config: Mapping[str, Any] | None = None,
+    ) -> Message:
+        """Replace ``source_id`` with a new message (a new branch) and run the agent."""
+        return await self.append(
+            message, parent_id=parent_id, source_id=source_id, run_config=run_config
+        )
+
+    async def reload(
+        self,
+        message_id: str | None = None,
+        *,
+        parent_id: Any = _UNSET,
+        run_config: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Regenerate: run again from ``parent_id`` (default: the parent of ``message_id``,
+        or of the last message when it is an assistant message) as a new branch."""
+        if parent_id is _UNSET:
+            target = message_id or self.repo.head_id
+            found = self.repo.get(target) if target else None
+            if found is None:
+                parent_id = None
+            else:
+                parent_id = found[1] if found[0].role == "assistant" else target
+        self._assert_no_pending_interrupts()
+        self._assert_may_start("reload")
+        self._maybe_auto_cancel()
+        await self._start_run(parent_id, run_config)
+
+    async def resume(
+        self, parent_id: str | None = None, *, run_config: Mapping[str, Any] | None = None
+    ) -> None:
+        """Run the agent again from ``parent_id`` without adding a message."""
+        self._assert_no_pending_interrupts()
+        self._assert_may_start("resume")
+        await self._start_run(
+            parent_id, run_config if run_config is not None else self._last_run_config
+        )
+
+    async def steer_away(
+        self, message: Any, responses: Sequence[Mapping[str, Any]] | None = None
+    ) -> None:
+        """Send a new message instead of answering: open interrupts are answered
+        ``cancelled`` (unless ``responses`` answers them), pending tool calls cancelled."""
+        pending = self.get_pending_interrupts()
+        if pending is None:
+            tools = self.get_pending_tool_calls()
+            if tools is not None:
+                if responses:
+                    raise UsageError(
+                        "[agui] steerAway: responses are only valid for pending interrupts"
+                    )
+                self._assert_not_running("steerAway")
+                self._cancel_unresolved_tool_calls(tools[0])
+                self._maybe_complete_after_tool_results(tools[0], "auto_cancel")
+                entry = self._append_entry(message, _UNSET, None)
+                await self._start_run(entry.id, None)
+                return
+            if responses:
+                raise UsageError("[agui] steerAway: no pending interrupts on this thread")
+            await self.append(message)
+            return
+        message_id, interrupts = pending
+        by_id = self._collect_responses("steerAway", interrupts, responses or [])
+        resume = [
+            by_id.get(i["id"], {"interruptId": i["id"], "status": "cancelled"}) for i in interrupts
+        ]
+        self._assert_not_running("steerAway")
+        self._clear_pending_interrupts(message_id, resume)
+        entry = self._append_entry(message, _UNSET, None)
+        await self._start_run(entry.id, None, resume)
+
+    async def cancel(self) -> None:
+        """Abort the active run: its message ends incomplete/cancelled, the stream is closed."""
+        run = self._run
+        if run is None:
+            return
+        run.aborted = True
+        try:
+            abort = getattr(self.agent, "abort_run", None)
+            if abort is not None:
+                abort()
+        except Exception:
+            log.exception("agent.abort_run raised")
+        finally:
+            if run.life.can("cancel"):
+                run.life.fire("cancel")
+            run.aggregator.cancel()
+            self._finish_run(run)
+            if self.on_cancel is not None:
+                self.on_cancel()
+            current = asyncio.current_task()
+            if run.task is not None and run.task is not current and not run.task.done():
+                run.task.cancel()
+
+    def set_state(self, state: Any) -> None:
+        """Replace the agent state (a value, or a function of the previous state); it rides
+        the next run's input."""
+        self._state = state(self._state) if callable(state) else state
+        self._notify()
+
+    def reset_state(self) -> None:
+        self._state = None
+        self._notify()
+
+    def apply_external_messages(self, messages: Sequence[Message]) -> None:
+        """Replace the visible thread with ``messages`` (kept branches stay, if consistent)."""
+        if not messages:
+            self.repo.clear()
+        else:
+            expected: str | None = None
+            last: str | None = None
+            hard = False
+            seen: set[str] = set()
+            for message in messages:
+                if message.id in seen:
+                    continue
+                seen.add(message.id)
+                existing = self.repo.get(message.id)
+                if existing is not None and existing[1] != expected:
+                    hard = True
+                    break
+                self.repo.add_or_update(expected, message)
+                expected = last = message.id
+            if hard:
+                self.repo.clear()
+                expected = last = None
+                seen.clear()
+                for message in messages:
+                    if message.id in seen:
+                        continue
+                    seen.add(message.id)
+                    self.repo.add_or_update(expected, message)
+                    expected = last = message.id
+            self.repo.reset_head(last)
+        self.history.snapshot_ids = {item.message.id for item in self.repo.export()[1]}
+        self._notify()
+
+    def _import_messages_snapshot(self, raw: Sequence[Any], active_id: str | None) -> None:
+        found = self.repo.get(active_id) if active_id else None
+        active = found[0] if found and found[0].role == "assistant" else None
+        converted = from_agui_messages(raw, show_thinking=self.show_thinking, new_id=self.new_id)
+        contains_active = active is not None and any(m.id == active.id for m in converted)
+        preserves = (
+            active is not None
+            and not contains_active
+            and (
+                not active.metadata.get("isOptimistic")
+                or not converted
+                or converted[-1].role != "assistant"
+            )
+        )
+        if preserves:
+            converted.append(active)  # type: ignore[arg-type]
+        self.apply_external_messages(converted)
+        if active is not None:
+            item = self.repo.get(active.id)
+            if item is not None:
+                if preserves:
+                    self.history.snapshot_ids.discard(active.id)
+                self.history.mark_pending(active.id, item[1])
+        self._sync_interrupts("MESSAGES_SNAPSHOT")
+
+    async def load_history(self) -> None:
+        """Load the thread from the history adapter (once)."""
+        adapter = self.history.adapter
+        if adapter is None or self._loaded:
+            return
+        self._loaded = True
+        self.is_loading = True
+        self._notify()
+        try:
+            loaded = adapter.load()
+            if inspect.isawaitable(loaded):
+                loaded = await loaded
+            if loaded is None:
+                return
+            if not isinstance(loaded, LoadedHistory):
+                messages = from_agui_messages(
+                    loaded, show_thinking=self.show_thinking, new_id=self.new_id
+                )
+                items, previous = [], None
+                for message in messages:
+                    items.append(RepositoryItem(message, previous))
+                    previous = message.id
+                loaded = LoadedHistory(messages=items)
+            self.repo.apply_loaded(loaded.head_id, list(loaded.messages))
+            self.history.loaded([item.message.id for item in loaded.messages])
+            self._sync_interrupts("import_snapshot")
+            self._notify()
+            if loaded.has_state or loaded.state is not None:
+                self._state = loaded.state
+            if loaded.resume:
+                await self._start_run(loaded.head_id or self.repo.head_id, self._last_run_config)
+        except Exception as exc:  # noqa: BLE001 - reported through on_error, as the reference
+            log.error("failed to load history: %s", exc)
+            self._report(exc)
+        finally:
+            self.is_loading = False
+            self._notify()
+
+    async def flush_history(self) -> None:
+        """Wait for history adapter calls in flight (asynchronous adapters)."""
+        await self.history.flush()
+
+
+def _renamed(message: Message, new_id: str) -> Message:
+    """The same message under ``new_id``, without the optimistic flag."""
+    other = Message(
+        new_id,
+        message.role,
+        created_at=message.created_at,
+        status=message.status,
+        attachments=message.attachments,
+        name=message.name,
+    )
+    other._content = message._content
+    other._meta = {k: v for k, v in message._meta.items() if k != "isOptimistic"}
+    other._source = message._source
+    other._preserved = message._preserved
+    other.status_life = message.status_life
+    other.tool_lives = message.tool_lives
+    return other
+
+
+__all__ = ["AgentRunError", "Diagnostic", "ThreadRuntime", "persisted_interrupts"]

@@ -1,0 +1,320 @@
+"""Thread messages, shaped like assistant-ui's ``ThreadMessage``.
+
+A :class:`Message` has ``id``, ``role`` (``user``, ``assistant`` or ``system``),
+``content`` (a list of part dicts, camelCase keys as in assistant-ui: ``text``,
+``reasoning``, ``tool-call``, ``data``), ``status`` (assistant messages only: the
+status object, e.g. ``{"type": "requires-action", "reason": "tool-calls"}``) and
+``metadata``. Absent keys are left out, never set to None.
+
+The message a run is writing holds the aggregator's latest
+:class:`~agui_fsm.aggregator.RunSnapshot` instead of a content list: reading
+``content`` materializes it (cached until the next snapshot), so the runtime's
+per-event cost does not grow with the message. Tool results the client recorded
+ride along ("preserve tool results"): a later snapshot whose tool call has no
+result shows the recorded one.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from agui_fsm.aggregator import RunSnapshot
+from agui_fsm.aggregator.parts import AGUI_NAMESPACE
+from agui_fsm.machines.message_status import STATUS_OBJECTS
+from agui_fsm.machines.table import Lifecycle
+from agui_fsm.spec import COMPILED
+
+STATUS_MACHINE = COMPILED["message_status"]
+TOOL_MACHINE = COMPILED["tool_call"]
+OPTIMISTIC_PREFIX = "__optimistic__"
+CANCELLED_RESULT = {"error": "Tool call cancelled by user"}
+
+
+def default_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def is_optimistic_id(message_id: str) -> bool:
+    return message_id.startswith(OPTIMISTIC_PREFIX)
+
+
+def is_resolved(part: dict[str, Any]) -> bool:
+    """A tool-call part with a result (absent keys mean undefined; JSON null is a result)."""
+    return part.get("type") == "tool-call" and "result" in part
+
+
+def status_name(status: dict[str, Any] | None) -> str | None:
+    """The message_status state for a status object."""
+    if status is None:
+        return None
+    kind = status.get("type")
+    if kind == "requires-action":
+        return (
+            "requires_action_interrupt"
+            if status.get("reason") == "interrupt"
+            else "requires_action_tool_calls"
+        )
+    if kind == "incomplete":
+        return "incomplete_cancelled" if status.get("reason") == "cancelled" else "incomplete_error"
+    if kind == "running":
+        return "running"
+    return "complete"
+
+
+def merge_agui_namespace(current: dict[str, Any] | None, incoming: dict[str, Any]) -> dict:
+    """``custom`` merged one level deep in the ``agui`` namespace (the aggregator sends only
+    the agui keys it owns, so a shallow merge would drop siblings a snapshot attached)."""
+    merged = {**(current or {}), **incoming}
+    current_ns = (current or {}).get(AGUI_NAMESPACE)
+    incoming_ns = incoming.get(AGUI_NAMESPACE)
+    if isinstance(current_ns, dict) and isinstance(incoming_ns, dict):
+        merged[AGUI_NAMESPACE] = {**current_ns, **incoming_ns}
+    return merged
+
+
+def assistant_metadata(**extra: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "unstable_state": None,
+        "unstable_annotations": [],
+        "unstable_data": [],
+        "steps": [],
+        "custom": {},
+    }
+    meta.update(extra)
+    return meta
+
+
+class Message:
+    """One thread message. ``content`` and ``metadata`` are read-only views while a run
+    writes the message; the runtime edits them through its operations."""
+
+    __slots__ = (
+        "_content",
+        "_merged",
+        "_merged_key",
+        "_meta",
+        "_meta_key",
+        "_meta_merged",
+        "_preserved",
+        "_source",
+        "attachments",
+        "created_at",
+        "id",
+        "name",
+        "role",
+        "status",
+        "status_life",
+        "tool_lives",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        role: str,
+        content: list[dict[str, Any]] | None = None,
+        *,
+        status: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+        created_at: float | None = None,
+        attachments: list[Any] | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.id = id
+        self.role = role
+        self.created_at = created_at if created_at is not None else time.time()
+        self.status = status
+        self.attachments = attachments or []
+        self.name = name
+        self._content: list[dict[str, Any]] = content if content is not None else []
+        self._meta: dict[str, Any] = metadata if metadata is not None else {"custom": {}}
+        self._source: RunSnapshot | None = None
+        self._preserved: dict[str, dict[str, Any]] = {}
+        self._merged: list[dict[str, Any]] | None = None
+        self._merged_key: tuple | None = None
+        self._meta_merged: dict[str, Any] | None = None
+        self._meta_key: object = None
+        self.status_life: Lifecycle | None = None
+        self.tool_lives: dict[str, Lifecycle] = {}
+
+    # -- content ----------------------------------------------------------------------------
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        source = self._source
+        if source is None:
+            return self._content
+        parts = source.content
+        if not self._preserved:
+            return parts
+        key = (id(parts), source.version)
+        if self._merged_key != key:
+            preserved = self._preserved
+            merged = []
+            for part in parts:
+                if (
+                    part["type"] == "tool-call"
+                    and "result" not in part
+                    and part["toolCallId"] in preserved
+                ):
+                    part = {**part, **preserved[part["toolCallId"]]}
+                merged.append(part)
+            self._merged = merged
+            self._merged_key = key
+        return self._merged  # type: ignore[return-value]
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        source = self._source
+        if source is None:
+            return self._meta
+        if self._meta_key is not source:
+            merged = dict(self._meta)
+            timing = source.timing
+            if timing:
+                merged["timing"] = timing
+            if source.custom is not None:
+                merged["custom"] = merge_agui_namespace(
+                    self._meta.get("custom"), {AGUI_NAMESPACE: source.custom}
+                )
+            self._meta_merged = merged
+            self._meta_key = source
+        return self._meta_merged  # type: ignore[return-value]
+
+    @property
+    def source(self) -> RunSnapshot | None:
+        return self._source
+
+    def attach(self, snapshot: RunSnapshot) -> None:
+        """Show ``snapshot`` as this message's content (O(1)).
+
+        Resolved tool calls of the content shown so far are carried into the new
+        snapshot's unresolved ones, as the reference's ``preserveToolResults``.
+        """
+        if self._source is None:
+            self._preserved = {
+                part["toolCallId"]: _result_fields(part)
+                for part in self._content
+                if is_resolved(part)
+            }
+        self._source = snapshot
+
+    def preserve(self, tool_call_id: str, part: dict[str, Any]) -> None:
+        """Keep ``part``'s result for later snapshots (a tool call restarted by the stream)."""
+        self._preserved[tool_call_id] = _result_fields(part)
+        self._merged_key = None
+
+    def materialize(self) -> None:
+        """Turn the view into plain content and metadata (before the runtime edits them)."""
+        source = self._source
+        if source is None:
+            return
+        self._content = [dict(p) for p in self.content]
+        self._meta = self.metadata
+        self._meta_key = None
+        store_tools = source._store.tools
+        for tool_call_id, tool in store_tools.items():
+            self.tool_lives.setdefault(tool_call_id, tool.life)
+        self._source = None
+        self._merged = None
+        self._merged_key = None
+
+    def set_content(self, content: list[dict[str, Any]]) -> None:
+        self.materialize()
+        self._content = content
+
+    def set_metadata(self, metadata: dict[str, Any]) -> None:
+        self.materialize()
+        self._meta = metadata
+
+    def tool_life(self, tool_call_id: str) -> Lifecycle | None:
+        source = self._source
+        if source is not None:
+            tool = source._store.tools.get(tool_call_id)
+            if tool is not None:
+                return tool.life
+        return self.tool_lives.get(tool_call_id)
+
+    # -- shapes -----------------------------------------------------------------------------
+
+    @property
+    def status_state(self) -> str | None:
+        return self.status_life.state if self.status_life is not None else status_name(self.status)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain (deep-copied) ``ThreadMessage``-like dict."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "role": self.role,
+            "content": copy.deepcopy(self.content),
+        }
+        if self.role == "assistant" and self.status is not None:
+            out["status"] = dict(self.status)
+        out["metadata"] = copy.deepcopy(self.metadata)
+        if self.attachments:
+            out["attachments"] = copy.deepcopy(self.attachments)
+        if self.name is not None:
+            out["name"] = self.name
+        out["createdAt"] = self.created_at
+        return out
+
+    def frozen_copy(self) -> Message:
+        """A detached, materialized copy (what history adapters receive)."""
+        other = Message(
+            self.id,
+            self.role,
+            copy.deepcopy(self.content),
+            status=dict(self.status) if self.status is not None else None,
+            metadata=copy.deepcopy(self.metadata),
+            created_at=self.created_at,
+            attachments=copy.deepcopy(self.attachments),
+            name=self.name,
+        )
+        return other
+
+    def __repr__(self) -> str:
+        state = f" {self.status_state}" if self.role == "assistant" else ""
+        return f"Message({self.id!r}, {self.role}{state}, {len(self.content)} parts)"
+
+
+def _result_fields(part: dict[str, Any]) -> dict[str, Any]:
+    fields = {"result": part.get("result")}
+    for key in ("artifact", "isError"):
+        if key in part:
+            fields[key] = part[key]
+    return fields
+
+
+def new_status_life(
+    message: Message, state: str | None, trigger: str = "import_snapshot"
+) -> Lifecycle:
+    """An assistant message's status machine, brought to ``state`` by its import edge."""
+    life = Lifecycle(STATUS_MACHINE, message.id)
+    if state is not None and state != "running":
+        life.fire(trigger, {f"imported_{state}": True})
+    elif state == "running":
+        life.fire(trigger, {"imported_running": True})
+    return life
+
+
+def import_tool_lives(message: Message) -> None:
+    """Each tool-call part of an imported message gets its machine (``import_snapshot``)."""
+    for part in message._content:
+        if part.get("type") != "tool-call":
+            continue
+        life = Lifecycle(TOOL_MACHINE, part["toolCallId"])
+        life.fire("import_snapshot", {"has_result": "result" in part})
+        message.tool_lives[part["toolCallId"]] = life
+
+
+def status_for(state: str, error: Any = None) -> dict[str, Any]:
+    status = dict(STATUS_OBJECTS[state])
+    if state == "incomplete_error" and error is not None:
+        status["error"] = error
+    return status
+
+
+IdFactory = Callable[[], str]
