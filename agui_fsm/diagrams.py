@@ -42,8 +42,9 @@ def _merged_edges(table: MachineTable) -> dict[tuple[str, str], list[str]]:
 
 def to_graphviz(table: MachineTable) -> graphviz.Digraph:
     graph = graphviz.Digraph(name=table.name, comment=HEADER)
-    graph.attr(rankdir="LR", label=f"{table.name}: {table.description}", labelloc="t",
-               fontname="Helvetica")
+    graph.attr(
+        rankdir="LR", label=f"{table.name}: {table.description}", labelloc="t", fontname="Helvetica"
+    )
     graph.attr("node", shape="box", style="rounded", fontname="Helvetica")
     graph.attr("edge", fontname="Helvetica", fontsize="10")
     graph.node("__start__", label="", shape="point", width="0.15")

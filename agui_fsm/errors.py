@@ -34,7 +34,11 @@ class ProtocolViolation(AguiFsmError):
     """
 
     def __init__(
-        self, message: str, *, rule: str = "PROTOCOL", index: int | None = None,
+        self,
+        message: str,
+        *,
+        rule: str = "PROTOCOL",
+        index: int | None = None,
         event_type: str | None = None,
     ) -> None:
         super().__init__(message)

@@ -32,15 +32,17 @@ def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
     if not isinstance(raw, Mapping) or kind is None:
         raise EventSchemaError("event has no 'type' field", rule="SCHEMA-002", event_type=None)
     if kind not in KNOWN_TYPES:
-        raise EventSchemaError(f"unknown event type {kind!r}", rule="SCHEMA-003",
-                               event_type=str(kind))
+        raise EventSchemaError(
+            f"unknown event type {kind!r}", rule="SCHEMA-003", event_type=str(kind)
+        )
     try:
         return _EVENT.validate_python(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "event"
-        raise EventSchemaError(f"{kind}: {where}: {first['msg']}", rule="SCHEMA-004",
-                               event_type=str(kind)) from exc
+        raise EventSchemaError(
+            f"{kind}: {where}: {first['msg']}", rule="SCHEMA-004", event_type=str(kind)
+        ) from exc
 
 
 def type_of(event: BaseEvent) -> str:

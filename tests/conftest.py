@@ -1,6 +1,6 @@
 """Hypothesis profiles: `ci` (deterministic, bounded) is loaded when CI is set; `long` on request.
 
-    HYPOTHESIS_PROFILE=long python -m pytest tests/test_invariants.py
+HYPOTHESIS_PROFILE=long python -m pytest tests/test_invariants.py
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
-settings.register_profile("long", max_examples=5000, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 if os.environ.get("HYPOTHESIS_PROFILE"):
     settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])

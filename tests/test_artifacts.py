@@ -90,8 +90,9 @@ def test_without_dot_text_formats_still_come_out_and_images_explain(
 
 
 def test_diagram_command_writes_every_requested_format(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["diagram", "--format", "png", "--format", "mermaid",
-                                       "--out", str(tmp_path)])
+    result = CliRunner().invoke(
+        main, ["diagram", "--format", "png", "--format", "mermaid", "--out", str(tmp_path)]
+    )
     assert result.exit_code == 0, result.output
     assert len(list(tmp_path.glob("*.png"))) == len(ALL_TABLES)
     assert len(list(tmp_path.glob("*.mmd"))) == len(ALL_TABLES)

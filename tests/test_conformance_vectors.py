@@ -45,8 +45,10 @@ def test_agui_fsm_replays_the_expected_output(path: Path) -> None:
 
 def without_error_text(node: object) -> object:
     if isinstance(node, dict):
-        return {k: "<text>" if k in ("error", "message") else without_error_text(v)
-                for k, v in node.items()}
+        return {
+            k: "<text>" if k in ("error", "message") else without_error_text(v)
+            for k, v in node.items()
+        }
     if isinstance(node, list):
         return [without_error_text(v) for v in node]
     return node

@@ -55,17 +55,29 @@ def test_the_toy_table_passes() -> None:
     [
         (replace(TOY, transitions=(edge("RUN_FINISHED", "b", "done"),)), "unreachable"),
         (replace(TOY, transitions=(edge("start_run", "a", "b", when="ready"),)), "no way out"),
-        (replace(TOY, transitions=(*TOY.transitions, edge("FLY_AWAY", "a", "done"))),
-         "neither an AG-UI event type nor a client action"),
+        (
+            replace(TOY, transitions=(*TOY.transitions, edge("FLY_AWAY", "a", "done"))),
+            "neither an AG-UI event type nor a client action",
+        ),
         (replace(TOY, guards={}), "guard 'ready' is not declared"),
         (replace(TOY, effects={}), "effect 'close' is not declared"),
         (replace(TOY, initial="nowhere"), "initial state 'nowhere' is not declared"),
         (replace(TOY, terminal=("gone",)), "terminal state 'gone' is not declared"),
-        (replace(TOY, transitions=(*TOY.transitions, edge("cancel", "a", "limbo"))),
-         "state 'limbo' is not declared"),
+        (
+            replace(TOY, transitions=(*TOY.transitions, edge("cancel", "a", "limbo"))),
+            "state 'limbo' is not declared",
+        ),
     ],
-    ids=["unreachable", "dead-end", "unknown-trigger", "guard", "effect", "initial",
-         "terminal", "dest"],
+    ids=[
+        "unreachable",
+        "dead-end",
+        "unknown-trigger",
+        "guard",
+        "effect",
+        "initial",
+        "terminal",
+        "dest",
+    ],
 )
 def test_a_broken_table_is_rejected(broken: MachineTable, complaint: str) -> None:
     assert any(complaint in p for p in table_problems(broken)), table_problems(broken)
@@ -102,8 +114,14 @@ def test_compiled_form_agrees_with_transitions_on_every_state_trigger_and_guard(
     checked = 0
     for state in table.states:
         for trigger in table.triggers:
-            involved = sorted({g for t in table.transitions if t.trigger == trigger
-                               for g in (*t.conditions, *t.unless)})
+            involved = sorted(
+                {
+                    g
+                    for t in table.transitions
+                    if t.trigger == trigger
+                    for g in (*t.conditions, *t.unless)
+                }
+            )
             for valuation in _valuations(involved):
                 model.valuation = valuation
                 machine.set_state(state)
@@ -127,7 +145,10 @@ def test_lifecycle_fires_edges_and_refuses_what_the_table_does_not_allow() -> No
     with pytest.raises(InvalidTransition) as info:
         run.fire("start_run")
     assert (info.value.machine, info.value.state, info.value.trigger) == (
-        "run", "draining", "start_run")
+        "run",
+        "draining",
+        "start_run",
+    )
     run.fire("stream_end", {"has_interrupt": True})
     assert run.state == "interrupted" and run.is_terminal
 

@@ -13,10 +13,20 @@ DEFAULT_DIAGRAM_FORMATS = ("dot", "svg", "mermaid")
 
 
 @click.command()
-@click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True,
-              help="Output format; repeat for several. Default: dot, svg and mermaid.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("diagrams"),
-              show_default=True, help="Directory to write one file per machine and format.")
+@click.option(
+    "--format",
+    "formats",
+    type=click.Choice(FORMATS),
+    multiple=True,
+    help="Output format; repeat for several. Default: dot, svg and mermaid.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("diagrams"),
+    show_default=True,
+    help="Directory to write one file per machine and format.",
+)
 def diagram(formats: tuple[str, ...], out: Path) -> None:
     """Draw every declared machine (states, triggers, guards; terminal states doubled)."""
     wanted = formats or DEFAULT_DIAGRAM_FORMATS
@@ -37,9 +47,13 @@ def spec() -> None:
 
 
 @spec.command("export")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("specs/machines.json"), show_default=True,
-              help="File to write; '-' for stdout.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("specs/machines.json"),
+    show_default=True,
+    help="File to write; '-' for stdout.",
+)
 def export(out: Path) -> None:
     """Every machine as JSON: states, initial, terminal, transitions with guards and effects."""
     text = export_spec_json()

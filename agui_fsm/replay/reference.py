@@ -1,4 +1,4 @@
-"""Runs the real TypeScript reference (``reference-driver/``) on scenario files, in one Node process."""
+"""Runs the real TypeScript reference (``reference-driver/``) on scenario files, in one process."""
 
 from __future__ import annotations
 
@@ -29,7 +29,10 @@ def reference_outputs(paths: Sequence[Path], *, timeout: float = 600) -> list[di
     done = subprocess.run(
         [node, str(DRIVER_DIR / "replay.mjs"), "--batch"],
         input=json.dumps([str(Path(p).resolve()) for p in paths]),
-        capture_output=True, text=True, timeout=timeout, check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"reference driver failed ({done.returncode}): {done.stderr[-2000:]}")
