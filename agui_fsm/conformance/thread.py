@@ -1,0 +1,281 @@
+"""What the thread keeps across events: shared state, activities, history, interrupts,
+subagents.
+
+Interrupts run on the declared interrupt table (one Lifecycle per interrupt id). State and
+activity patches are RFC 6902 (``jsonpatch``) over the document built so far; subagents have
+no table and follow verifyEvents 1.0.0 (see :mod:`agui_fsm.conformance.context`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import jsonpatch
+import jsonpointer
+
+from agui_fsm.conformance.context import Ctx
+from agui_fsm.conformance.streams import ToolCalls
+from agui_fsm.machines.table import Lifecycle
+from agui_fsm.spec import COMPILED
+
+INTERRUPT = COMPILED["interrupt"]
+_PATCH_ERRORS = (
+    jsonpatch.JsonPatchException,
+    jsonpointer.JsonPointerException,
+    KeyError,
+    IndexError,
+    TypeError,
+    ValueError,
+)
+
+
+def ops_of(patch: list) -> list[dict[str, Any]]:
+    """Patch operations as plain dicts, whatever the event was parsed from."""
+    return [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else dict(op) for op in patch]
+
+
+def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str]:
+    """Apply operation by operation in place: (new doc, failing op index or None, error)."""
+    for i, op in enumerate(ops):
+        try:
+            doc = jsonpatch.apply_patch(doc, [op], in_place=True)
+        except _PATCH_ERRORS as exc:
+            return doc, i, str(exc) or type(exc).__name__
+    return doc, None, ""
+
+
+class SharedState:
+    """STATE_SNAPSHOT / STATE_DELTA, and ACTIVITY_SNAPSHOT / ACTIVITY_DELTA per message."""
+
+    __slots__ = ("activities", "ctx", "doc", "known")
+
+    def __init__(self, ctx: Ctx) -> None:
+        self.ctx = ctx
+        self.known = False
+        self.doc: Any = None
+        self.activities: dict[str, Any] = {}
+
+    def reset_run(self, input_state: Any = None, has_input_state: bool = False) -> None:
+        # State belongs to the thread and outlives the run; activities are the run's messages.
+        self.activities.clear()
+        if has_input_state:
+            self.known, self.doc = True, copy.deepcopy(input_state)
+
+    def snapshot(self, ev) -> None:
+        self.known, self.doc = True, copy.deepcopy(ev.snapshot)
+
+    def delta(self, ev) -> None:
+        if not self.known:
+            return
+        ops = ops_of(ev.delta)
+        self.doc, failed, error = apply_ops(self.doc, ops)
+        if failed is None:
+            return
+        tail = (
+            "the state is unchanged"
+            if failed == 0
+            else "earlier operations were applied, so the state is unknown until the next "
+            "STATE_SNAPSHOT"
+        )
+        self.ctx.emit(
+            "STATE-001",
+            f"operation {failed} ({json.dumps(ops[failed])[:120]}) does "
+            f"not apply to the state built so far: {error}; {tail}",
+        )
+        if failed:
+            self.known, self.doc = False, None
+
+    def activity_snapshot(self, ev) -> None:
+        if ev.replace is False and ev.message_id in self.activities:
+            return
+        self.activities[ev.message_id] = copy.deepcopy(ev.content)
+
+    def activity_delta(self, ev) -> None:
+        mid = ev.message_id
+        if mid not in self.activities:
+            self.ctx.emit(
+                "ACT-001",
+                f"ACTIVITY_DELTA patches activity {mid!r}, which no "
+                "ACTIVITY_SNAPSHOT created; send the snapshot first",
+            )
+            return
+        ops = ops_of(ev.patch)
+        doc, failed, error = apply_ops(self.activities[mid], ops)
+        if failed is None:
+            self.activities[mid] = doc
+            return
+        self.ctx.emit(
+            "ACT-002",
+            f"operation {failed} of the ACTIVITY_DELTA for {mid!r} does not "
+            f"apply to its content: {error}",
+        )
+        del self.activities[mid]
+
+    def seed_activities(self, messages: list) -> None:
+        for msg in messages:
+            if getattr(msg, "role", None) == "activity":
+                self.activities[msg.id] = copy.deepcopy(msg.content)
+
+
+def history(ctx: Ctx, messages: list, *, check: bool) -> dict[str, bool]:
+    """The tool calls a message list declares, each with whether it is answered there.
+
+    With ``check`` (a MESSAGES_SNAPSHOT) the list's own consistency is reported (SNAP-*).
+    """
+    declared: dict[str, int] = {}
+    answered: dict[str, bool] = {}
+    if check:
+        seen: set[str] = set()
+        for msg in messages:
+            if msg.id in seen:
+                ctx.emit("SNAP-001", f"message id {msg.id!r} appears twice in the snapshot")
+            seen.add(msg.id)
+    for pos, msg in enumerate(messages):
+        for call in getattr(msg, "tool_calls", None) or ():
+            if call.id in declared and check:
+                ctx.emit(
+                    "SNAP-003",
+                    f"tool call {call.id!r} is declared by two assistant messages of the snapshot",
+                )
+            declared.setdefault(call.id, pos)
+            answered.setdefault(call.id, False)
+            if check and call.function.arguments.strip():
+                try:
+                    json.loads(call.function.arguments)
+                except ValueError:
+                    ctx.emit(
+                        "SNAP-005",
+                        f"arguments of tool call {call.id!r} in the snapshot are not valid JSON",
+                    )
+    for pos, msg in enumerate(messages):
+        if getattr(msg, "role", None) != "tool":
+            continue
+        tid = msg.tool_call_id
+        if tid not in declared:
+            if check:
+                ctx.emit(
+                    "SNAP-002",
+                    f"tool message {msg.id!r} answers tool call {tid!r}, which "
+                    "no assistant message of the snapshot declares",
+                )
+            continue
+        if check and declared[tid] > pos:
+            ctx.emit(
+                "SNAP-002",
+                f"tool message {msg.id!r} comes before the assistant message "
+                f"that declares tool call {tid!r}",
+            )
+        if answered[tid] and check:
+            ctx.emit("SNAP-004", f"tool call {tid!r} is answered by more than one tool message")
+        answered[tid] = True
+    return answered
+
+
+class Interrupts:
+    """Interrupts of RUN_FINISHED outcomes (interrupt table), answered by a later run."""
+
+    __slots__ = ("ctx", "pending", "tools")
+
+    def __init__(self, ctx: Ctx, tools: ToolCalls) -> None:
+        self.ctx = ctx
+        self.tools = tools
+        self.pending: dict[str, tuple[Lifecycle, str | None]] = {}
+
+    def raised(self, outcome) -> None:
+        seen: set[str] = set()
+        for intr in outcome.interrupts:
+            if intr.id in seen or intr.id in self.pending:
+                self.ctx.emit(
+                    "INT-001",
+                    f"interrupt {intr.id!r} is raised twice; give each interrupt its own id",
+                )
+                continue
+            seen.add(intr.id)
+            lc = Lifecycle(INTERRUPT, intr.id)
+            lc.fire("RUN_FINISHED")
+            self.pending[intr.id] = (lc, intr.tool_call_id)
+            if intr.tool_call_id is not None:
+                why = self.tools.gate(intr.tool_call_id)
+                if why is not None:
+                    self.ctx.emit(
+                        "INT-002",
+                        f"interrupt {intr.id!r} {why}; an approval gates a "
+                        "call whose arguments ended and has no result",
+                    )
+
+    def run_started(self, run_input) -> None:
+        if run_input is not None and run_input.resume:
+            for entry in run_input.resume:
+                found = self.pending.pop(entry.interrupt_id, None)
+                if found is None:
+                    self.ctx.emit(
+                        "INT-004",
+                        f"resume entry answers interrupt "
+                        f"{entry.interrupt_id!r}, which is not pending",
+                    )
+                    continue
+                lc, tid = found
+                lc.fire(
+                    "submit_interrupt_responses", {"response_resolved": entry.status == "resolved"}
+                )
+                if tid is not None:
+                    self.tools.approve(tid)
+        if self.pending and run_input is not None:
+            self.ctx.emit(
+                "INT-003",
+                "the new run's input.resume leaves interrupt(s) "
+                f"{', '.join(map(repr, self.pending))} unanswered; answer "
+                "or cancel every pending interrupt when resuming",
+            )
+        self.supersede("RUN_STARTED")
+
+    def supersede(self, trigger: str) -> None:
+        for lc, _ in self.pending.values():
+            lc.fire(trigger)
+        self.pending.clear()
+
+
+class Subagents:
+    """SUBAGENT_* per subagentRunId; no table declares them (see the SUB rules)."""
+
+    __slots__ = ("active", "closed", "ctx")
+
+    def __init__(self, ctx: Ctx) -> None:
+        self.ctx = ctx
+        self.active: set[str] = set()
+        self.closed: set[str] = set()
+
+    def reset_run(self) -> None:
+        self.active.clear()
+        self.closed.clear()
+
+    def started(self, ev) -> None:
+        sid, parent = ev.subagent_run_id, ev.parent_subagent_run_id
+        if sid in self.active:
+            self.ctx.emit(
+                "SUB-001",
+                f"subagent {sid!r} is already active; finish it with SUBAGENT_FINISHED first",
+            )
+            return
+        if sid in self.closed:
+            self.ctx.emit(
+                "SUB-002",
+                f"subagent {sid!r} already finished in this run; a new "
+                "invocation needs a new subagentRunId",
+            )
+            return
+        if parent is not None and parent not in self.active and parent not in self.closed:
+            self.ctx.emit(
+                "SUB-003", f"parentSubagentRunId {parent!r} names no subagent started in this run"
+            )
+        self.active.add(sid)
+
+    def ended(self, ev) -> None:
+        sid = ev.subagent_run_id
+        if sid not in self.active:
+            self.ctx.emit("SUB-004", f"no subagent {sid!r} is active; send SUBAGENT_STARTED first")
+            return
+        self.active.discard(sid)
+        self.closed.add(sid)

@@ -1,0 +1,615 @@
+"""The streaming validator: AG-UI events in, violations out, no I/O.
+
+:class:`Validator` runs the declared machines over a stream, one event at a time: the run
+table for the stream's runs, and the lifecycles of :mod:`~agui_fsm.conformance.streams` and
+:mod:`~agui_fsm.conformance.thread` for what the runs carry. Each event is parsed once (the
+ag-ui-protocol 1.0.0 models, strict) unless it arrives as an ``ag_ui.core`` model already;
+everything after the parse is dictionary lookups, so :meth:`Validator.feed` costs O(1) per
+event apart from the event's own payload (patches, snapshots, arguments).
+
+After a violation the validator recovers and goes on: a broken event is skipped or taken
+for what it evidently meant, so one fault does not hide the next.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, get_args
+
+from ag_ui.core import BaseEvent, Event
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from agui_fsm.conformance.context import Ctx, Owners
+from agui_fsm.conformance.report import Report, Violation
+from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
+from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents, history
+from agui_fsm.events import type_of
+from agui_fsm.machines.table import Lifecycle
+from agui_fsm.spec import COMPILED
+
+_EVENT = TypeAdapter(Event)
+_CLASSES: dict[str, type[BaseModel]] = {
+    cls.model_fields["type"].default.value: cls for cls in get_args(get_args(Event)[0])
+}
+_BY_SQUASHED = {re.sub(r"[_\-\s]", "", name).lower(): name for name in _CLASSES}
+_RUN_EVENTS = ("RUN_STARTED", "RUN_FINISHED", "RUN_ERROR")
+_OWN_LANE, _ALL_LANES = 1, 2
+# Which events end an open *_CHUNK stream, exactly as @ag-ui/client's transformChunks.
+_CLOSES: dict[str, int] = {
+    **dict.fromkeys(
+        (
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "TOOL_CALL_RESULT",
+            "STATE_SNAPSHOT",
+            "STATE_DELTA",
+            "CUSTOM",
+            "STEP_STARTED",
+            "STEP_FINISHED",
+            "REASONING_START",
+            "REASONING_MESSAGE_START",
+            "REASONING_MESSAGE_CONTENT",
+            "REASONING_MESSAGE_END",
+            "REASONING_END",
+            "SUBAGENT_FINISHED",
+            "SUBAGENT_ERROR",
+        ),
+        _OWN_LANE,
+    ),
+    **dict.fromkeys(("RUN_FINISHED", "RUN_ERROR", "MESSAGES_SNAPSHOT"), _ALL_LANES),
+}
+
+
+_FIELDS: dict[type[BaseModel], dict[str, tuple[str, bool]]] = {}
+
+
+def _field_info(cls: type[BaseModel]) -> dict[str, tuple[str, bool]]:
+    """field name -> (wire name, optional-with-None-default), cached per model class."""
+    info = _FIELDS.get(cls)
+    if info is None:
+        info = _FIELDS[cls] = {
+            name: (f.alias or name, not f.is_required() and f.default is None)
+            for name, f in cls.model_fields.items()
+        }
+    return info
+
+
+def explicit_nulls(model: BaseModel, prefix: str = "") -> list[str]:
+    """Wire paths of optional fields that were given as null (AG-UI says: omit them)."""
+    found: list[str] = []
+    info = _field_info(type(model))
+    for name in model.model_fields_set:
+        entry = info.get(name)
+        if entry is None:
+            continue
+        wire, optional = entry
+        value = getattr(model, name, None)
+        if value is None:
+            if optional:
+                found.append(prefix + wire)
+        elif isinstance(value, BaseModel):
+            found.extend(explicit_nulls(value, f"{prefix}{wire}."))
+        elif isinstance(value, list) and value and isinstance(value[0], BaseModel):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    found.extend(explicit_nulls(item, f"{prefix}{wire}[{i}]."))
+    return found
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number"
+    )
+
+
+class Validator:
+    """Checks an AG-UI event stream incrementally.
+
+    ``feed(event)`` takes one event (a camelCase wire dict, its JSON text, or an
+    ``ag_ui.core`` model) and returns the violations it causes; ``finish()`` runs the
+    end-of-stream checks (a run left open, chunk streams to close). ``report()`` is the
+    :class:`~agui_fsm.conformance.report.Report` of everything so far.
+
+    >>> v = Validator()
+    >>> v.feed({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi"})[0].rule
+    'RUN-001'
+    """
+
+    def __init__(self) -> None:
+        ctx = self._ctx = Ctx()
+        owners = self._owners = Owners()
+        self._text = TextMessages(ctx, owners)
+        self._tools = ToolCalls(ctx, owners, self._text.known)
+        self._reasoning = Reasoning(ctx, owners)
+        self._steps = Steps(ctx)
+        self._lanes = ChunkLanes(ctx, self._text, self._tools, self._reasoning)
+        self._state = SharedState(ctx)
+        self._interrupts = Interrupts(ctx, self._tools)
+        self._subagents = Subagents(ctx)
+        # The client has opened the request: the run table starts in 'running'. Whether the
+        # agent's RUN_STARTED has arrived is kept beside the table (see RUN-003).
+        self._run = Lifecycle(COMPILED["run"], "stream")
+        self._run.fire("start_run")
+        self._started = False
+        self._implicit = False
+        self._seen_first = False
+        self._run_ids: tuple[str | None, str | None] = (None, None)
+        self._interrupted = False
+        self._events = 0
+        self._finished = False
+        self._violations: list[Violation] = []
+        t, tc, r, s = self._text, self._tools, self._reasoning, self._steps
+        self._handlers = {
+            "TEXT_MESSAGE_START": t.start,
+            "TEXT_MESSAGE_CONTENT": t.content,
+            "TEXT_MESSAGE_END": t.end,
+            "TEXT_MESSAGE_CHUNK": self._text_chunk,
+            "TOOL_CALL_START": tc.start,
+            "TOOL_CALL_ARGS": tc.args,
+            "TOOL_CALL_END": tc.end,
+            "TOOL_CALL_RESULT": tc.result,
+            "TOOL_CALL_CHUNK": self._tool_chunk,
+            "STATE_SNAPSHOT": self._state.snapshot,
+            "STATE_DELTA": self._state.delta,
+            "ACTIVITY_SNAPSHOT": self._activity_snapshot,
+            "ACTIVITY_DELTA": self._activity_delta,
+            "MESSAGES_SNAPSHOT": self._messages_snapshot,
+            "RUN_FINISHED": self._run_finished,
+            "RUN_ERROR": self._run_error,
+            "STEP_STARTED": s.started,
+            "STEP_FINISHED": s.finished,
+            "REASONING_START": r.start,
+            "REASONING_MESSAGE_START": r.message_start,
+            "REASONING_MESSAGE_CONTENT": r.content,
+            "REASONING_MESSAGE_END": r.message_end,
+            "REASONING_END": r.end,
+            "REASONING_MESSAGE_CHUNK": self._reasoning_chunk,
+            "REASONING_ENCRYPTED_VALUE": self._encrypted_value,
+            "SUBAGENT_STARTED": self._subagents.started,
+            "SUBAGENT_FINISHED": self._subagents.ended,
+            "SUBAGENT_ERROR": self._subagents.ended,
+        }
+
+    # --- public API ----------------------------------------------------------------------
+    @property
+    def events(self) -> int:
+        """Event positions seen so far (malformed ones included)."""
+        return self._events
+
+    def feed(
+        self, event: Mapping[str, Any] | BaseEvent | str | bytes, *, line: int | None = None
+    ) -> list[Violation]:
+        """Check one event; ``line`` (1-based) is copied into its violations."""
+        self._begin(line)
+        ev = self._parse(event)
+        if ev is not None:
+            self._dispatch(ev)
+        return self._end()
+
+    def feed_problem(
+        self, rule: str, message: str, *, line: int | None = None, takes_position: bool = True
+    ) -> list[Violation]:
+        """An input layer's fault (INPUT-*, SCHEMA-001). It takes one event position when it
+        stands for an event that could not be read; otherwise (a response header, a broken
+        connection) it is reported at the next position."""
+        ctx = self._begin(line)
+        if not takes_position:
+            self._events -= 1
+        ctx.emit(rule, message)
+        return self._end()
+
+    def finish(self) -> list[Violation]:
+        """End-of-stream checks; idempotent (later calls return [])."""
+        if self._finished:
+            return []
+        self._finished = True
+        ctx = self._ctx
+        ctx.batch, ctx.index, ctx.line, ctx.event_type = [], self._events, None, None
+        self._lanes.close_all()
+        state = self._run.state
+        if self._events == 0:
+            ctx.emit("RUN-010", "the input holds no AG-UI event")
+        elif state == "running" and (self._started or self._implicit):
+            still = self._open_items()
+            run = f"run {self._run_ids[1]!r}" if self._run_ids[1] else "a run"
+            ctx.emit(
+                "RUN-007",
+                f"the stream ended inside {run} without RUN_FINISHED or "
+                "RUN_ERROR" + (f"; still open: {still}" if still else ""),
+            )
+            self._settle()
+            self._run.fire("stream_end")
+        elif state == "draining":
+            self._run.fire("stream_end", {"has_interrupt": self._interrupted})
+        return self._end()
+
+    def report(self) -> Report:
+        return Report(events=self._events, violations=list(self._violations))
+
+    # --- plumbing ------------------------------------------------------------------------
+    def _begin(self, line: int | None) -> Ctx:
+        ctx = self._ctx
+        ctx.batch, ctx.index, ctx.line, ctx.event_type = [], self._events, line, None
+        self._events += 1
+        return ctx
+
+    def _end(self) -> list[Violation]:
+        found = self._ctx.batch
+        if found:
+            self._violations.extend(found)
+        return found
+
+    def _parse(self, event: Any) -> BaseModel | None:
+        ctx = self._ctx
+        if isinstance(event, BaseEvent):
+            ctx.event_type = type_of(event)
+            return event
+        raw = event
+        if isinstance(raw, str | bytes | bytearray):
+            try:
+                raw = json.loads(raw)
+            except ValueError as exc:
+                ctx.emit("SCHEMA-001", f"the event is not valid JSON: {exc}")
+                return None
+        if not isinstance(raw, Mapping):
+            ctx.emit("SCHEMA-002", f"the event is a JSON {_kind(raw)}, not an object")
+            return None
+        kind = raw.get("type")
+        if not isinstance(kind, str):
+            ctx.emit(
+                "SCHEMA-002",
+                "the event has no string 'type' field"
+                if kind is None
+                else f"'type' is a JSON {_kind(kind)}, not a string",
+            )
+            return None
+        ctx.event_type = kind
+        if kind not in _CLASSES:
+            hint = _BY_SQUASHED.get(re.sub(r"[_\-\s]", "", kind).lower())
+            ctx.emit(
+                "SCHEMA-003",
+                f"unknown event type {kind!r}"
+                + (
+                    f"; did you mean {hint!r}? AG-UI types are SCREAMING_SNAKE_CASE"
+                    if hint
+                    else "; AG-UI 1.0 has no such event (use CUSTOM for your own)"
+                ),
+            )
+            return None
+        try:
+            ev = _EVENT.validate_python(raw, strict=True)
+        except ValidationError as exc:
+            return self._schema_error(kind, raw, exc)
+        nulls = explicit_nulls(ev)
+        if nulls:
+            ctx.emit(
+                "SCHEMA-005",
+                f"{kind} gives null for optional field(s) "
+                f"{', '.join(sorted(nulls))}; leave absent fields out",
+            )
+        return ev
+
+    def _schema_error(self, kind: str, raw: Mapping[str, Any], exc: ValidationError):
+        errors = exc.errors()
+        first = errors[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "event"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        outcome = raw.get("outcome")
+        legacy = kind == "RUN_FINISHED" and (
+            isinstance(outcome, str)
+            or "interrupt" in raw
+            or "interrupts" in raw
+            or (isinstance(outcome, Mapping) and outcome.get("type") == "interrupt")
+        )
+        if legacy:
+            self._ctx.emit(
+                "INT-005",
+                f"RUN_FINISHED interrupt outcome has the wrong shape "
+                f"({where}: {first['msg']}{more}); send outcome: "
+                "{type: 'interrupt', interrupts: [{id, reason, ...}]}",
+            )
+        else:
+            self._ctx.emit("SCHEMA-004", f"{kind}: {where}: {first['msg']}{more}")
+        # Recovery: take the event without its broken fields when what remains is valid.
+        bad = {e["loc"][1] for e in errors if len(e["loc"]) > 1}
+        if bad and "type" not in bad:
+            try:
+                return _EVENT.validate_python(
+                    {k: v for k, v in raw.items() if k not in bad}, strict=True
+                )
+            except ValidationError:
+                pass
+        if kind in _RUN_EVENTS:
+            keep = {
+                k: raw[k] for k in ("threadId", "runId", "message") if isinstance(raw.get(k), str)
+            }
+            return _CLASSES[kind].model_construct(**keep)
+        return None
+
+    def _dispatch(self, ev: BaseModel) -> None:
+        kind = self._ctx.event_type
+        if kind == "RUN_STARTED":
+            self._run_started(ev)
+            return
+        if not self._seen_first:
+            self._seen_first = True
+            self._implicit = True
+            if kind == "RUN_ERROR":
+                self._ctx.emit(
+                    "RUN-002", "the stream opens with RUN_ERROR; start runs with RUN_STARTED"
+                )
+            else:
+                self._ctx.emit(
+                    "RUN-001", f"the stream starts with {kind}; the first event must be RUN_STARTED"
+                )
+        state = self._run.state
+        if state == "errored":
+            self._ctx.emit(
+                "RUN-005", f"{kind} after RUN_ERROR; only RUN_STARTED may follow a run's error"
+            )
+            return
+        if state == "draining":
+            if kind == "RUN_ERROR":
+                self._ctx.emit(
+                    "RUN-006",
+                    "RUN_ERROR after the run already finished with "
+                    "RUN_FINISHED; end a run with one of them",
+                )
+                self._run.fire("RUN_ERROR")
+            else:
+                self._ctx.emit(
+                    "RUN-004", f"{kind} after RUN_FINISHED; start a new run with RUN_STARTED first"
+                )
+            return
+        closes = _CLOSES.get(kind)
+        if closes == _OWN_LANE:
+            self._lanes.close_lane(ev.subagent_run_id)
+        elif closes == _ALL_LANES:
+            self._lanes.close_all()
+        handler = self._handlers.get(kind)
+        if handler is not None:
+            handler(ev)
+
+    # --- runs ----------------------------------------------------------------------------
+    def _run_started(self, ev) -> None:
+        self._seen_first = True
+        state = self._run.state
+        run_id = getattr(ev, "run_id", None)
+        if state == "running" and self._started:
+            self._ctx.emit(
+                "RUN-003",
+                f"RUN_STARTED (runId {run_id!r}) while run "
+                f"{self._run_ids[1]!r} is active; end it with "
+                "RUN_FINISHED or RUN_ERROR first",
+            )
+            return
+        self._lanes.close_all()
+        if state == "errored":
+            self._run.fire("start_run")
+        self._begin_run(ev, reset=not (state == "running" and self._implicit))
+        self._run.fire("RUN_STARTED")
+        self._started, self._implicit, self._interrupted = True, False, False
+        self._run_ids = (getattr(ev, "thread_id", None), run_id)
+
+    def _begin_run(self, ev, *, reset: bool) -> None:
+        if reset:
+            for part in (self._text, self._tools, self._reasoning, self._steps, self._subagents):
+                part.reset_run()
+            self._owners.clear()
+        run_input = getattr(ev, "input", None)
+        has_state = run_input is not None and run_input.state is not None
+        self._state.reset_run(run_input.state if has_state else None, has_state)
+        self._interrupts.run_started(run_input)
+        if run_input is not None and run_input.messages:
+            self._import(run_input.messages, authoritative=False)
+
+    def _import(self, messages: list, *, authoritative: bool) -> None:
+        answered = history(self._ctx, messages, check=authoritative)
+        self._owners.seed(messages, authoritative=authoritative)
+        self._text.known.update(m.id for m in messages)
+        self._tools.import_calls(answered, authoritative=authoritative)
+        self._state.seed_activities(messages)
+
+    def _open_items(self) -> str:
+        parts = []
+        for label, ids in (
+            ("steps", self._steps.active()),
+            ("text messages", self._text.open_ids()),
+            ("reasoning messages", self._reasoning.open_messages()),
+            ("reasoning blocks", self._reasoning.open_blocks()),
+            ("tool calls", self._tools.open_ids()),
+            ("subagents", sorted(self._subagents.active)),
+        ):
+            if ids:
+                parts.append(f"{label} {', '.join(map(repr, ids))}")
+        return "; ".join(parts)
+
+    def _settle(self) -> None:
+        self._text.settle()
+        self._tools.settle()
+        self._reasoning.settle()
+
+    def _run_finished(self, ev) -> None:
+        ctx = self._ctx
+        thread_id, run_id = self._run_ids
+        for field, expected, actual in (
+            ("threadId", thread_id, getattr(ev, "thread_id", None)),
+            ("runId", run_id, getattr(ev, "run_id", None)),
+        ):
+            if self._started and expected is not None and actual is not None and expected != actual:
+                ctx.emit(
+                    "RUN-008",
+                    f"RUN_FINISHED {field} {actual!r} differs from RUN_STARTED's {expected!r}",
+                )
+        for rule, what, ids, closer in (
+            ("STEP-004", "step", self._steps.active(), "STEP_FINISHED"),
+            ("TEXT-005", "text message", self._text.open_ids(), "TEXT_MESSAGE_END"),
+            (
+                "REASON-006",
+                "reasoning message",
+                self._reasoning.open_messages(),
+                "REASONING_MESSAGE_END",
+            ),
+            ("REASON-006", "reasoning block", self._reasoning.open_blocks(), "REASONING_END"),
+            ("TOOL-005", "tool call", self._tools.open_ids(), "TOOL_CALL_END"),
+            ("SUB-005", "subagent", sorted(self._subagents.active), "SUBAGENT_FINISHED"),
+        ):
+            if ids:
+                many = len(ids) > 1
+                ctx.emit(
+                    rule,
+                    f"RUN_FINISHED while {what}{'s' * many} "
+                    f"{', '.join(map(repr, ids))} {'are' if many else 'is'} still "
+                    f"open; send {closer} first",
+                )
+        self._settle()
+        outcome = getattr(ev, "outcome", None)
+        kind = getattr(outcome, "type", None)
+        if kind == "success" and outcome.pending_tool_call_ids:
+            self._check_pending(outcome.pending_tool_call_ids)
+        if kind == "interrupt":
+            self._interrupts.raised(outcome)
+            self._interrupted = True
+        self._run.fire("RUN_FINISHED")
+
+    def _check_pending(self, listed: list[str]) -> None:
+        pending = self._tools.unresolved_this_run()
+        wrong = [t for t in listed if t not in pending]
+        missing = [t for t in pending if t not in listed]
+        if wrong:
+            self._ctx.emit(
+                "RUN-009",
+                f"pendingToolCallIds names {', '.join(map(repr, wrong))}, "
+                "which this run did not leave waiting for a result",
+            )
+        if missing:
+            self._ctx.emit(
+                "RUN-009",
+                f"pendingToolCallIds leaves out "
+                f"{', '.join(map(repr, missing))}, which this run left "
+                "without a result; list all or none",
+            )
+
+    def _run_error(self, ev) -> None:
+        self._settle()
+        self._run.fire("RUN_ERROR")
+
+    # --- the rest of the thread ----------------------------------------------------------
+    def _messages_snapshot(self, ev) -> None:
+        self._import(ev.messages, authoritative=True)
+        self._interrupts.supersede("MESSAGES_SNAPSHOT")
+
+    def _activity_snapshot(self, ev) -> None:
+        owners = self._owners.activity
+        if ev.message_id not in owners or ev.replace is not False:
+            owners[ev.message_id] = ev.subagent_run_id
+        self._state.activity_snapshot(ev)
+
+    def _activity_delta(self, ev) -> None:
+        self._owners.check(
+            self._ctx, self._owners.activity, "activity", ev.message_id, ev.subagent_run_id
+        )
+        self._state.activity_delta(ev)
+
+    def _encrypted_value(self, ev) -> None:
+        # An encrypted value opens and closes nothing (for @ag-ui/client it is metadata on an
+        # entity that may even have ended); the reasoning table attaches it with self-loops.
+        # It names a message or a tool call that may be of another kind, or not streamed at
+        # all, so only its attribution is checked beside that.
+        owners = self._owners
+        if ev.subtype == "tool-call":
+            bucket, what = owners.tool_call, "tool call"
+        elif ev.entity_id in owners.message:
+            bucket, what = owners.message, "message"
+        else:
+            bucket, what = owners.reasoning, "reasoning message"
+            self._reasoning.signature(ev.entity_id)
+        owners.check(self._ctx, bucket, what, ev.entity_id, ev.subagent_run_id)
+
+    # --- chunks --------------------------------------------------------------------------
+    def _text_chunk(self, ev) -> None:
+        lanes = self._lanes
+        lane, pending = lanes.continues("text", ev.message_id, ev.subagent_run_id)
+        if lanes.aborted(lane):
+            return
+        if pending is not None:
+            if lanes.agree(pending, role=ev.role, name=ev.name):
+                self._text.chunk(pending.id)
+            return
+        if ev.message_id is None:
+            self._ctx.emit(
+                "CHUNK-001", "the first TEXT_MESSAGE_CHUNK of a message needs a messageId"
+            )
+            return
+        synthetic = self._text.open_chunk(ev.message_id, ev.subagent_run_id)
+        lanes.open(
+            lane, "text", ev.message_id, synthetic, role=ev.role or "assistant", name=ev.name
+        )
+
+    def _tool_chunk(self, ev) -> None:
+        lanes = self._lanes
+        lane, pending = lanes.continues("tool", ev.tool_call_id, ev.subagent_run_id)
+        if lanes.aborted(lane):
+            return
+        if pending is not None:
+            if lanes.agree(
+                pending, tool_call_name=ev.tool_call_name, parent_message_id=ev.parent_message_id
+            ):
+                self._tools.chunk(pending.id, ev.delta)
+            return
+        if ev.tool_call_id is None or ev.tool_call_name is None:
+            missing = "toolCallId" if ev.tool_call_id is None else "toolCallName"
+            self._ctx.emit(
+                "CHUNK-001", f"the first TOOL_CALL_CHUNK of a tool call needs a {missing}"
+            )
+            return
+        synthetic = self._tools.open_chunk(
+            ev.tool_call_id, ev.parent_message_id, ev.subagent_run_id
+        )
+        lanes.open(
+            lane,
+            "tool",
+            ev.tool_call_id,
+            synthetic,
+            tool_call_name=ev.tool_call_name,
+            parent_message_id=ev.parent_message_id,
+        )
+        self._tools.chunk(ev.tool_call_id, ev.delta)
+
+    def _reasoning_chunk(self, ev) -> None:
+        lanes = self._lanes
+        lane, pending = lanes.continues("reasoning", ev.message_id, ev.subagent_run_id)
+        if lanes.aborted(lane):
+            return
+        if pending is not None:
+            self._reasoning.chunk(pending.id)
+            return
+        if ev.message_id is None:
+            self._ctx.emit(
+                "CHUNK-001", "the first REASONING_MESSAGE_CHUNK of a message needs a messageId"
+            )
+            return
+        synthetic = self._reasoning.open_chunk(ev.message_id, ev.subagent_run_id)
+        lanes.open(lane, "reasoning", ev.message_id, synthetic)
+
+
+def validate(
+    events: Iterable[Mapping[str, Any] | BaseEvent | str | bytes], *, fail_fast: bool = False
+) -> Report:
+    """Validate a whole stream of AG-UI events (wire dicts, JSON texts or ag_ui.core models).
+
+    With ``fail_fast`` it stops at the first error and skips the end-of-stream checks.
+    """
+    validator = Validator()
+    for event in events:
+        found = validator.feed(event)
+        if fail_fast and any(v.severity == "error" for v in found):
+            return validator.report()
+    validator.finish()
+    return validator.report()

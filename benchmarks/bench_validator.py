@@ -1,0 +1,134 @@
+"""Validator throughput and memory: events/s, and peak memory flat from 100k to 1M events.
+
+Run: python benchmarks/bench_validator.py [--small 100000] [--large 1000000]
+
+A stream of many LangGraph-like runs (steps, streamed text, a tool call with a result,
+state deltas; 20 events a run) is generated as JSON Lines in a temporary directory. It is
+timed twice: ``Validator.feed`` on wire dicts (the library path the reference runtime
+uses) and file-to-report (``read`` + ``check``: readline, JSON, validation, as the CLI
+runs it). Peak memory of file-to-report is taken with tracemalloc on both file sizes, in
+a separate pass so tracing does not slow the timed ones; it must not grow with the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+
+from agui_fsm.conformance import Validator
+from agui_fsm.conformance.sources import check, read
+
+EVENTS_PER_RUN = 20
+
+
+def run_events(i: int) -> Iterator[dict]:
+    t, r, m, c = "thread-1", f"run-{i}", f"msg-{i}", f"call-{i}"
+    yield {"type": "RUN_STARTED", "threadId": t, "runId": r}
+    yield {"type": "STEP_STARTED", "stepName": "agent"}
+    yield {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/turn", "value": i}]}
+    yield {"type": "TEXT_MESSAGE_START", "messageId": m, "role": "assistant"}
+    for word in ("Checking ", "the ", "weather ", "for ", "you."):
+        yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": m, "delta": word}
+    yield {"type": "TEXT_MESSAGE_END", "messageId": m}
+    yield {
+        "type": "TOOL_CALL_START",
+        "toolCallId": c,
+        "toolCallName": "get_weather",
+        "parentMessageId": m,
+    }
+    yield {"type": "TOOL_CALL_ARGS", "toolCallId": c, "delta": '{"city": '}
+    yield {"type": "TOOL_CALL_ARGS", "toolCallId": c, "delta": '"Lisbon"}'}
+    yield {"type": "TOOL_CALL_END", "toolCallId": c}
+    yield {"type": "STEP_FINISHED", "stepName": "agent"}
+    yield {"type": "STEP_STARTED", "stepName": "tools"}
+    yield {
+        "type": "TOOL_CALL_RESULT",
+        "messageId": f"res-{i}",
+        "toolCallId": c,
+        "content": '{"temp": 17}',
+        "role": "tool",
+    }
+    yield {"type": "STEP_FINISHED", "stepName": "tools"}
+    yield {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/last", "value": c}]}
+    yield {"type": "RUN_FINISHED", "threadId": t, "runId": r}
+
+
+def stream(n_events: int) -> Iterator[dict]:
+    yield {"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-setup"}
+    yield {"type": "STATE_SNAPSHOT", "snapshot": {"turn": 0}}
+    yield {"type": "RUN_FINISHED", "threadId": "thread-1", "runId": "run-setup"}
+    for i in range(max(1, (n_events - 3) // EVENTS_PER_RUN)):
+        yield from run_events(i)
+
+
+def write_jsonl(path: Path, n_events: int) -> int:
+    count = 0
+    with path.open("w") as f:
+        for event in stream(n_events):
+            f.write(json.dumps(event, separators=(",", ":")) + "\n")
+            count += 1
+    return count
+
+
+def feed_rate(n_events: int) -> float:
+    events = list(stream(n_events))
+    v = Validator()
+    feed = v.feed
+    start = time.perf_counter()
+    for event in events:
+        feed(event)
+    v.finish()
+    elapsed = time.perf_counter() - start
+    assert v.report().valid, v.report().violations[:3]
+    return len(events) / elapsed
+
+
+def file_rate(path: Path) -> tuple[float, int]:
+    start = time.perf_counter()
+    with path.open("rb") as f:
+        report = check(read(f))
+    elapsed = time.perf_counter() - start
+    assert report.valid, report.violations[:3]
+    return report.events / elapsed, report.events
+
+
+def peak_memory(path: Path) -> int:
+    tracemalloc.start()
+    try:
+        with path.open("rb") as f:
+            check(read(f))
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--small", type=int, default=100_000)
+    parser.add_argument("--large", type=int, default=1_000_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        small, large = Path(tmp, "small.jsonl"), Path(tmp, "large.jsonl")
+        n_small, n_large = write_jsonl(small, args.small), write_jsonl(large, args.large)
+        print(f"Validator.feed (wire dicts): {feed_rate(args.small):,.0f} events/s")
+        for path, n in ((small, n_small), (large, n_large)):
+            rate, _ = file_rate(path)
+            size = path.stat().st_size / 1e6
+            print(f"file to report, {n:,} events ({size:,.0f} MB): {rate:,.0f} events/s")
+        mem_small, mem_large = peak_memory(small), peak_memory(large)
+        print(
+            f"peak traced memory: {mem_small / 1e6:.2f} MB at {n_small:,} events, "
+            f"{mem_large / 1e6:.2f} MB at {n_large:,} events "
+            f"(ratio {mem_large / mem_small:.2f})"
+        )
+        if mem_large > 1.5 * mem_small:
+            raise SystemExit("memory grows with the stream: the validator is not streaming")
+
+
+if __name__ == "__main__":
+    main()
