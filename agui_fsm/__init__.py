@@ -8,4 +8,7 @@
 * :mod:`agui_fsm.replay` — scenario replay for conformance vectors.
 """
 
+from agui_fsm.conformance import Report, Validator, validate
+
 __version__ = "0.1.0"
+__all__ = ["Report", "Validator", "validate"]

@@ -5,6 +5,9 @@ from __future__ import annotations
 import click
 
 from agui_fsm.cli.artifacts import diagram, spec
+from agui_fsm.cli.check import check
+from agui_fsm.cli.replay import replay
+from agui_fsm.cli.validate import rules, validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,27 +20,5 @@ def main() -> None:
     """
 
 
-main.add_command(diagram)
-main.add_command(spec)
-
-
-def _register_optional() -> None:
-    # Subcommands owned by modules still being written register themselves when present.
-    import importlib
-
-    for module, name in (
-        ("agui_fsm.cli.validate", "validate"),
-        ("agui_fsm.cli.validate", "rules"),
-        ("agui_fsm.cli.replay", "replay"),
-        ("agui_fsm.cli.check", "check"),
-    ):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        main.add_command(getattr(mod, name))
-
-
-_register_optional()
+for command in (validate, rules, replay, check, diagram, spec):
+    main.add_command(command)
