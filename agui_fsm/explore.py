@@ -347,13 +347,13 @@ def full_alphabet() -> list[Letter]:
     return list(out.values())
 
 
-# The explorer's alphabet, chosen for depth 6 in CI (about 50k sequences, 20k states, 35 s
-# CPU): five user actions and ten agent letters. The *_CHUNK letters are a whole START /
-# CONTENT (ARGS) in one letter, closed by the client's chunk expander at the next other
-# event, so a run that the validator accepts fits in few letters; the first RUN_STARTED of
-# every stream is sent by the scripted agent. Every letter is expressible in the scenario
-# format. Messages m1 (tool calls' parent, the snapshot) and m2 (text), tool calls tc1 and
-# tc2, interrupt int1.
+# The explorer's alphabet, chosen for depth 6 in CI (52.7k sequences, 20.9k states, ~36 s;
+# depth 7: 224k, 84k, ~3.5 min): five user actions and ten agent letters. The *_CHUNK
+# letters are a whole START / CONTENT (ARGS) in one letter, closed by the client's chunk
+# expander at the next other event, so a run the validator accepts fits in few letters;
+# the scripted agent sends each stream's first RUN_STARTED. Every letter is expressible in
+# the scenario format. Messages m1 (tool calls' parent, the snapshot) and m2 (text), tool
+# calls tc1 and tc2, interrupt int1.
 SMALL_ALPHABET: tuple[str, ...] = (
     "append",
     "reload",
@@ -664,6 +664,14 @@ class Harness:
             active,
             obs.model_state,
             sorted(obs.client_results.items()),
+            # Hidden runtime state that changes what later letters do (no public accessor
+            # yet): the agent-level interrupts @ag-ui/client would refuse a run for, and
+            # the interrupt machines.
+            getattr(self.runtime, "_agent_interrupts", None),
+            sorted(
+                f"{k}:{life.state}"
+                for k, life in getattr(self.runtime, "_interrupt_lives", {}).items()
+            ),
         ]
         text = json.dumps(data, sort_keys=True, default=str)
         # Streamed text is abstracted to "some text": no invariant reads it and the
@@ -901,6 +909,17 @@ KNOWN_FINDINGS: tuple[Finding, ...] = (
         ),
     ),
 )
+
+
+def finding_scenario(finding: Finding, **options: Any) -> dict[str, Any]:
+    """The finding's counterexample as a scenario file (what ``agui-fsm check --out``
+    writes for it), with the problems it shows today."""
+    by_key = {letter.key: letter for letter in alphabet("full")}
+    harness, problems, _ = run_letters([by_key[k] for k in finding.letters], **options)
+    try:
+        return counterexample_scenario(harness, problems, name=f"{finding.key}: {finding.summary}")
+    finally:
+        harness.close()
 
 
 def waive(invariants: Iterable[Invariant], findings: Iterable[Finding]) -> tuple[Invariant, ...]:

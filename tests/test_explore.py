@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -17,6 +18,7 @@ from agui_fsm.explore import (
     alphabet,
     counterexample_scenario,
     explore,
+    finding_scenario,
     quiet_runtime_logs,
     run_letters,
     waive,
@@ -149,3 +151,23 @@ def test_check_lists_what_it_waives_and_skips() -> None:
     assert "skipped: validator_agrees" in outcome.output
     assert all(f"waived: {f.key}" in outcome.output for f in KNOWN_FINDINGS)
     assert "checking 7 invariants" in outcome.output
+
+
+COUNTEREXAMPLES = Path(__file__).parent / "counterexamples"
+
+
+@pytest.mark.parametrize("finding", KNOWN_FINDINGS, ids=lambda f: f.key)
+def test_counterexample_files_are_fresh_and_replay(finding) -> None:
+    """tests/counterexamples/KEY.json is what `agui-fsm check --out` writes for the finding.
+
+    Regenerate with::
+
+        python -c "import json; from agui_fsm.explore import KNOWN_FINDINGS, finding_scenario
+        for f in KNOWN_FINDINGS: open(f'tests/counterexamples/{f.key}.json', 'w').write(
+            json.dumps(finding_scenario(f), indent=2, ensure_ascii=False) + chr(10))"
+    """
+    path = COUNTEREXAMPLES / f"{finding.key}.json"
+    scenario = json.loads(path.read_text())
+    assert scenario == json.loads(json.dumps(finding_scenario(finding)))
+    parse_scenario(scenario)
+    replay_scenario(scenario)

@@ -5,8 +5,10 @@ two message ids, two tool-call ids, one interrupt), duplicate states merged. Exi
 when every invariant held, 1 with the shortest counterexample (a scenario file with
 ``--out``, else printed as JSON).
 
-    agui-fsm check --depth 6 --waive-known   # what CI runs (tests/test_explore.py)
-    agui-fsm check --depth 7 --waive-known   # the deeper run: several minutes
+    agui-fsm check --depth 6 --waive-known   # CI (tests/test_explore.py): 52.7k sequences,
+                                             #   20.9k states, ~36 s
+    agui-fsm check --depth 7 --waive-known   # the deeper run: 224k sequences, 84k states,
+                                             #   ~3.5 min, 160 MB
     agui-fsm check --depth 6 --out ce.json   # stops at the shortest counterexample
 """
 
