@@ -39,16 +39,19 @@ class ToolCallHandlers:
 
     # -- tool calls --------------------------------------------------------------------------
 
-    def _on_tool_start(self, event: Any) -> None:
-        self._report_server_message_id(event.parent_message_id)
-        tool_call_id = event.tool_call_id
-        if not tool_call_id:
-            return
+    def _tool_for(self, tool_call_id: str) -> ToolCallState:
+        """The call's state, created on first mention (a result may precede its START)."""
         tools = self.store.tools
         tool = tools.get(tool_call_id)
         if tool is None:
             tool = tools[tool_call_id] = ToolCallState(tool_call_id)
-        self._fire(tool, "TOOL_CALL_START", event)
+        return tool
+
+    def _on_tool_start(self, event: Any) -> None:
+        self._report_server_message_id(event.parent_message_id)
+        if not event.tool_call_id:
+            return
+        self._fire(self._tool_for(event.tool_call_id), "TOOL_CALL_START", event)
         self._emit("TOOL_CALL_START")
 
     def _on_tool_args(self, event: Any) -> None:
@@ -69,13 +72,9 @@ class ToolCallHandlers:
         self._emit("TOOL_CALL_END")
 
     def _on_tool_result(self, event: Any) -> None:
-        tool_call_id = event.tool_call_id
-        if not tool_call_id:
+        if not event.tool_call_id:
             return
-        tools = self.store.tools
-        tool = tools.get(tool_call_id)
-        if tool is None:
-            tool = tools[tool_call_id] = ToolCallState(tool_call_id)
+        tool = self._tool_for(event.tool_call_id)
         self._fire(
             tool, "TOOL_CALL_RESULT", event, APP_RESULT if tool.app_result_applied else CLIENT
         )
