@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jsonpatch
-import jsonpointer
 
-from agui_fsm.errors import AguiFsmError, InterruptPendingError, UsageError
+from agui_fsm.errors import PATCH_ERRORS, AguiFsmError, InterruptPendingError, UsageError
 from agui_fsm.machines.run import SETTLED
 from agui_fsm.machines.tool_call import OPEN_ARGS
 
@@ -441,14 +440,7 @@ def apply_patch(document: Any, delta: Any) -> tuple[Any, bool]:
         return jsonpatch.apply_patch(
             document if document is not None else {}, list(delta), in_place=False
         ), True
-    except (
-        jsonpatch.JsonPatchException,
-        jsonpointer.JsonPointerException,
-        TypeError,
-        KeyError,
-        IndexError,
-        ValueError,
-    ):
+    except PATCH_ERRORS:
         return document, False
 
 

@@ -13,22 +13,14 @@ import json
 from typing import Any
 
 import jsonpatch
-import jsonpointer
 
 from agui_fsm.conformance.context import Ctx
 from agui_fsm.conformance.streams import ToolCalls
+from agui_fsm.errors import PATCH_ERRORS
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
 INTERRUPT = COMPILED["interrupt"]
-_PATCH_ERRORS = (
-    jsonpatch.JsonPatchException,
-    jsonpointer.JsonPointerException,
-    KeyError,
-    IndexError,
-    TypeError,
-    ValueError,
-)
 
 
 def ops_of(patch: list) -> list[dict[str, Any]]:
@@ -41,7 +33,7 @@ def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str
     for i, op in enumerate(ops):
         try:
             doc = jsonpatch.apply_patch(doc, [op], in_place=True)
-        except _PATCH_ERRORS as exc:
+        except PATCH_ERRORS as exc:
             return doc, i, str(exc) or type(exc).__name__
     return doc, None, ""
 

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import jsonpatch
-import jsonpointer
 
-from agui_fsm.errors import StatePatchError
+from agui_fsm.errors import PATCH_ERRORS, StatePatchError
 
 
 def _operations(delta: Sequence[Any]) -> list[dict[str, Any]]:
@@ -50,14 +49,7 @@ def apply_state_delta(state: Any, delta: Sequence[Any], *, index: int | None = N
             _check_prototype(op.get("from"))
     try:
         return jsonpatch.apply_patch(state if state is not None else {}, ops, in_place=False)
-    except (
-        jsonpatch.JsonPatchException,
-        jsonpointer.JsonPointerException,
-        TypeError,
-        KeyError,
-        IndexError,
-        ValueError,
-    ) as exc:
+    except PATCH_ERRORS as exc:
         raise StatePatchError(
             f"failed to apply state delta: {exc}",
             rule="STATE-DELTA",
