@@ -13,13 +13,18 @@ from typing import Any
 
 from agui_fsm.errors import InvalidTableError
 from agui_fsm.machines import ALL_TABLES, CompiledMachine, MachineTable
+from agui_fsm.machines.table import PROFILES
 from agui_fsm.vocabulary import AGUI_EVENT_TYPES, CLIENT_ACTIONS, is_known_trigger
 
 SPEC_VERSION = 1
 
 
 def table_problems(table: MachineTable) -> list[str]:
-    """Everything wrong with a declaration; empty when it is sound."""
+    """Everything wrong with a declaration; empty when it is sound.
+
+    The structural checks (reachability, a way out) hold for each behaviour
+    profile's projection of the table, not only for the union of its edges.
+    """
     problems: list[str] = []
     states = set(table.states)
     if len(states) != len(table.states):
@@ -45,23 +50,27 @@ def table_problems(table: MachineTable) -> list[str]:
                 problems.append(f"{t.trigger}: effect {effect!r} is not declared")
     if problems:
         return problems
-    reachable = _reachable(table)
-    for name in table.states:
-        if name not in reachable:
-            problems.append(f"state {name!r} is unreachable from {table.initial!r}")
-    exits = {s for t in table.transitions for s in t.source if t.dest != s}
-    for name in table.states:
-        if name not in table.terminal and name not in exits:
-            problems.append(f"non-terminal state {name!r} has no way out")
-    return problems
+    for profile in PROFILES:
+        edges = table.transitions_in(profile)
+        where = f" (profile {profile})"
+        reachable = _reachable(table, edges)
+        for name in table.states:
+            if name not in reachable:
+                problems.append(f"state {name!r} is unreachable from {table.initial!r}{where}")
+        exits = {s for t in edges for s in t.source if t.dest != s}
+        for name in table.states:
+            if name not in table.terminal and name not in exits:
+                problems.append(f"non-terminal state {name!r} has no way out{where}")
+    return list(dict.fromkeys(problems))
 
 
-def _reachable(table: MachineTable) -> set[str]:
+def _reachable(table: MachineTable, edges: Iterable) -> set[str]:
+    edges = tuple(edges)
     seen = {table.initial}
     queue = deque([table.initial])
     while queue:
         here = queue.popleft()
-        for t in table.transitions:
+        for t in edges:
             if here in t.source and t.dest not in seen:
                 seen.add(t.dest)
                 queue.append(t.dest)
@@ -84,7 +93,11 @@ def check_tables(tables: Iterable[MachineTable]) -> None:
 check_tables(ALL_TABLES)
 
 TABLES: dict[str, MachineTable] = {t.name: t for t in ALL_TABLES}
-COMPILED: dict[str, CompiledMachine] = {t.name: t.compile() for t in ALL_TABLES}
+COMPILED_BY_PROFILE: dict[str, dict[str, CompiledMachine]] = {
+    profile: {t.name: t.compile(profile) for t in ALL_TABLES} for profile in PROFILES
+}
+#: The default (``spec``) profile's compiled machines.
+COMPILED: dict[str, CompiledMachine] = COMPILED_BY_PROFILE["spec"]
 
 
 def machine_to_dict(table: MachineTable) -> dict[str, Any]:
@@ -108,6 +121,7 @@ def export_spec(tables: Iterable[MachineTable] = ALL_TABLES) -> dict[str, Any]:
         "$schema": "./machines.schema.json",
         "generated_by": "agui-fsm spec export",
         "version": SPEC_VERSION,
+        "profiles": list(PROFILES),
         "triggers": {
             "agui_events": sorted(used & AGUI_EVENT_TYPES),
             "client_actions": {k: v for k, v in CLIENT_ACTIONS.items() if k in used},

@@ -157,3 +157,51 @@ def test_a_new_run_starts_only_from_a_settled_state() -> None:
     run_table = TABLES["run"]
     starts = {s for t in run_table.transitions if t.trigger == "start_run" for s in t.source}
     assert starts == {"idle", *run_table.terminal}
+
+
+def test_profile_edges_compile_only_into_their_profile():
+    from agui_fsm.machines.table import MachineTable, edge
+
+    table = MachineTable(
+        name="demo",
+        description="two profiles",
+        states=("a", "b", "c"),
+        initial="a",
+        terminal=("b", "c"),
+        transitions=(
+            edge("append", "a", "b", profile="spec"),
+            edge("append", "a", "c", profile="reference"),
+        ),
+    )
+    assert table.compile("spec").step("a", "append").dest == "b"
+    assert table.compile("reference").step("a", "append").dest == "c"
+    assert [x.as_dict()["profile"] for x in table.transitions] == [
+        "spec",
+        "reference",
+    ]
+
+
+def test_unknown_profile_is_refused():
+    import pytest
+
+    from agui_fsm.machines.table import edge
+
+    with pytest.raises(ValueError, match="unknown profile"):
+        edge("append", "a", "b", profile="typescript")
+
+
+def test_each_profile_projection_is_checked():
+    from agui_fsm.machines.table import MachineTable, edge
+    from agui_fsm.spec import table_problems
+
+    table = MachineTable(
+        name="demo",
+        description="the reference projection cannot reach b",
+        states=("a", "b"),
+        initial="a",
+        terminal=("b",),
+        transitions=(edge("append", "a", "b", profile="spec"),),
+    )
+    problems = table_problems(table)
+    assert any("unreachable" in p and "profile reference" in p for p in problems)
+    assert any("no way out" in p and "profile reference" in p for p in problems)

@@ -20,6 +20,11 @@ from agui_fsm.trace import ACTIVE_TRACES, TakenTransition
 Guards = Mapping[str, bool] | Callable[[str], bool]
 _NO_GUARDS: Mapping[str, bool] = {}
 
+#: Behaviour profiles. ``spec`` (the default) is AG-UI 1.0 with every invariant
+#: holding; ``reference`` reproduces ``@assistant-ui/react-ag-ui`` 0.0.57 exactly.
+PROFILES = ("spec", "reference")
+DEFAULT_PROFILE = "spec"
+
 
 @dataclass(frozen=True)
 class Transition:
@@ -33,6 +38,11 @@ class Transition:
     conditions: tuple[str, ...] = ()
     unless: tuple[str, ...] = ()
     effects: tuple[str, ...] = ()
+    profile: str | None = None
+    """None: the edge belongs to every profile; else only to the named one."""
+
+    def in_profile(self, profile: str) -> bool:
+        return self.profile is None or self.profile == profile
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -42,6 +52,7 @@ class Transition:
             "conditions": list(self.conditions),
             "unless": list(self.unless),
             "effects": list(self.effects),
+            "profile": self.profile,
         }
 
 
@@ -53,8 +64,14 @@ def edge(
     when: str | Iterable[str] = (),
     unless: str | Iterable[str] = (),
     do: str | Iterable[str] = (),
+    profile: str | None = None,
 ) -> Transition:
-    """Shorthand for declaring a :class:`Transition` in a table."""
+    """Shorthand for declaring a :class:`Transition` in a table.
+
+    ``profile`` limits the edge to one behaviour profile (see :data:`PROFILES`).
+    """
+    if profile is not None and profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}: expected one of {PROFILES}")
     return Transition(
         trigger=trigger,
         source=_names(source),
@@ -62,6 +79,7 @@ def edge(
         conditions=_names(when),
         unless=_names(unless),
         effects=_names(do),
+        profile=profile,
     )
 
 
@@ -90,7 +108,13 @@ class MachineTable:
             seen.setdefault(t.trigger, None)
         return tuple(seen)
 
-    def build(self, model: Any = None) -> Machine:
+    def transitions_in(self, profile: str = DEFAULT_PROFILE) -> tuple[Transition, ...]:
+        """The edges of one behaviour profile, in declaration order."""
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}: expected one of {PROFILES}")
+        return tuple(t for t in self.transitions if t.in_profile(profile))
+
+    def build(self, model: Any = None, profile: str = DEFAULT_PROFILE) -> Machine:
         """The table as a ``transitions`` Machine (no auto transitions).
 
         Guards are looked up on ``model`` by name, as ``transitions`` does;
@@ -108,14 +132,14 @@ class MachineTable:
                     "conditions": list(t.conditions),
                     "unless": list(t.unless),
                 }
-                for t in self.transitions
+                for t in self.transitions_in(profile)
             ],
             auto_transitions=False,
             ignore_invalid_triggers=False,
         )
 
-    def compile(self) -> CompiledMachine:
-        return CompiledMachine(self)
+    def compile(self, profile: str = DEFAULT_PROFILE) -> CompiledMachine:
+        return CompiledMachine(self, profile)
 
 
 class CompiledMachine:
@@ -126,12 +150,13 @@ class CompiledMachine:
     the two agree on every (state, trigger, guard valuation).
     """
 
-    __slots__ = ("_edges", "_unguarded", "table")
+    __slots__ = ("_edges", "_unguarded", "profile", "table")
 
-    def __init__(self, table: MachineTable) -> None:
+    def __init__(self, table: MachineTable, profile: str = DEFAULT_PROFILE) -> None:
         self.table = table
+        self.profile = profile
         edges: dict[str, dict[str, list[Transition]]] = {s: {} for s in table.states}
-        for t in table.transitions:
+        for t in table.transitions_in(profile):
             for source in t.source:
                 edges[source].setdefault(t.trigger, []).append(t)
         self._edges = {s: {k: tuple(v) for k, v in by.items()} for s, by in edges.items()}
