@@ -41,7 +41,13 @@ def wrap(line: str, width: int = 26) -> list[str]:
     lines[-1] = lines[-1].rstrip(",")
     if guards:
         alternatives = f"[{guards}".split(" or ")
-        lines.extend([*(f"{g} or" for g in alternatives[:-1]), alternatives[-1]])
+        for i, guard in enumerate(alternatives):
+            tail = " or" if i < len(alternatives) - 1 else ""
+            if len(guard) <= width:
+                lines.append(guard + tail)
+                continue
+            parts = guard.split(" && ")
+            lines.extend([*(f"{p} &&" for p in parts[:-1]), f" {parts[-1]}{tail}"])
     return lines
 
 
@@ -116,8 +122,8 @@ def to_readable_graphviz(table: MachineTable) -> graphviz.Digraph:
         labelloc="t",
         fontname=FONT,
         fontsize="13",
-        nodesep="0.35",
-        ranksep="0.6",
+        nodesep="0.2",
+        ranksep="0.5",
     )
     graph.attr("node", shape="box", style="rounded", fontname=FONT, fontsize="13")
     graph.attr("edge", fontname=FONT, fontsize="11")
