@@ -91,7 +91,7 @@ def machine_section(table: MachineTable) -> list[str]:
                 [
                     f"`{state}`",
                     f"`{t.trigger}`{kind}",
-                    _cell(guard_text(t).strip("[]")) or "",
+                    f"`{guard_text(t).strip('[]')}`" if guard_text(t) else "",
                     f"`{t.dest}`" if t.dest != state else f"`{t.dest}` (stays)",
                     _code(t.effects) if t.effects else "",
                     t.profile or "all",
