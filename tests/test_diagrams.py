@@ -101,7 +101,7 @@ def test_terminal_states_have_no_arrow_out_for_a_new_run() -> None:
 def test_the_tool_call_chart_is_a_fraction_of_the_table() -> None:
     chart = fold(TOOL_CALL)
     full = {(s, t.dest) for t in TOOL_CALL.transitions for s in t.source}
-    assert len(chart.edges) <= 20 < len(full)
+    assert len(chart.edges) <= len(full) * 2 // 3
     assert {"open", "waiting"} <= {e.source for e in chart.edges if e.from_group}
 
 

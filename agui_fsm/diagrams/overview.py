@@ -31,11 +31,16 @@ def link_lines(links: Iterable[Link]) -> list[str]:
     return lines
 
 
-def _split(line: str) -> list[str]:
-    cause, _, trigger = line.partition(f" {ARROW} ")
-    head, _, effect = cause.partition(" / ")
-    causes = [cause] if len(cause) <= 24 or not effect else [head, f"   / {effect}"]
-    return [*causes, f"   {ARROW} {trigger}"]
+def _edge_label(links: Iterable[Link]) -> str:
+    """One row per link: the cause, then the trigger fired, in bold."""
+    rows = []
+    for line in link_lines(links):
+        cause, _, trigger = line.partition(f" {ARROW} ")
+        head, _, effect = cause.partition(" / ")
+        causes = [cause] if len(cause) <= 24 or not effect else [head, f"/ {effect}"]
+        rows += [f'<TR><TD ALIGN="LEFT">{escape(c)}</TD></TR>' for c in causes]
+        rows.append(f'<TR><TD ALIGN="LEFT">  {ARROW} <B>{escape(trigger)}</B></TD></TR>')
+    return f'<<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="0">{"".join(rows)}</TABLE>>'
 
 
 def _merged(
@@ -65,7 +70,15 @@ def to_overview_graphviz(
         f"<<B>{TITLE}</B><BR/><FONT POINT-SIZE='11'>each line: what one machine does "
         f"{ARROW} the trigger it fires on the other (agui_fsm/machines/links.py)</FONT>>"
     )
-    graph.attr(rankdir="TB", label=label, labelloc="t", fontname=FONT, fontsize="14")
+    graph.attr(
+        rankdir="TB",
+        label=label,
+        labelloc="t",
+        fontname=FONT,
+        fontsize="14",
+        pad="0.3",
+        nodesep="0.2",
+    )
     graph.attr("node", shape="box", style="rounded", fontname=FONT, fontsize="13", margin="0.2,0.1")
     graph.attr("edge", fontname=FONT, fontsize="11", color="#24292f")
     for table in tables:
@@ -74,7 +87,7 @@ def to_overview_graphviz(
             table.name,
             label=(
                 f"<<B>{escape(table.name)}</B><BR/><FONT POINT-SIZE='10'>"
-                f"{'<BR/>'.join(escape(x) for x in textwrap.wrap(table.description, 34))}"
+                f"{'<BR/>'.join(escape(x) for x in textwrap.wrap(table.description, 26))}"
                 f"{note}</FONT>>"
             ),
             style="rounded" if table.name in linked else "rounded,dashed",
@@ -87,8 +100,7 @@ def to_overview_graphviz(
             for name in unlinked:
                 bottom.node(name)
     for (source, target), group in _merged(tables, links).items():
-        lines = [escape(part) for line in link_lines(group) for part in _split(line)]
-        graph.edge(source, target, label="\\l".join(lines) + "\\l")
+        graph.edge(source, target, label=_edge_label(group))
     return graph
 
 
