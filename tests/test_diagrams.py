@@ -148,7 +148,8 @@ def test_synthetic_chart_groups_loops_guards_and_legend() -> None:
     assert "subgraph cluster_working" in dot and "subgraph cluster_over" in dot
     assert "AG-UI event" in dot and "client action" in dot and "one profile only" in dot
     mermaid = render(SYNTHETIC, "mermaid").decode()
-    assert "state working {" in mermaid and "note right of working" in mermaid
+    assert "state working {" in mermaid and "every state of working" in mermaid
+    assert "legend_box : (client) marks a client action" in mermaid
     assert "class done, failed terminal" in mermaid
     assert render(SYNTHETIC, "svg").startswith(b"<?xml")
 

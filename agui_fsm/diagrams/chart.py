@@ -90,6 +90,17 @@ class Chart:
         return "any other state" if name == ANY_STATE else f"any state but {self.table.initial}"
 
 
+def by_kind_and_profile(labels: Iterable[Label]) -> list[tuple[str, str | None, list[Label]]]:
+    """``labels`` split by kind (events first) and profile (every profile first)."""
+    labels = list(labels)
+    parts = []
+    for kind in ("event", "client"):
+        for profile in sorted({lb.profile or "" for lb in labels if lb.kind == kind}):
+            chosen = [lb for lb in labels if lb.kind == kind and (lb.profile or "") == profile]
+            parts.append((kind, profile or None, chosen))
+    return parts
+
+
 def merged_text(labels: Iterable[Label]) -> list[str]:
     """One line per set of triggers: the triggers sharing a guard written once
     (``A, B [g]``), one trigger's alternative guards joined (``A [g] or [h]``)."""
