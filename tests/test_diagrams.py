@@ -11,6 +11,8 @@ from agui_fsm.diagrams import render, render_overview
 from agui_fsm.diagrams.chart import ANY, ANY_LIVE, ANY_STATE, Chart, fold, guard_text, kind_of
 from agui_fsm.diagrams.docs import machines_markdown
 from agui_fsm.diagrams.dot import PROFILE_COLOUR
+from agui_fsm.diagrams.overview import to_overview_graphviz
+from agui_fsm.errors import InvalidTableError
 from agui_fsm.machines import ALL_TABLES, MESSAGE_STATUS, RUN, TOOL_CALL, MachineTable, edge
 from agui_fsm.machines.links import LINKS, Link, link_problems
 from agui_fsm.spec import table_problems
@@ -209,6 +211,17 @@ def test_the_declared_links_match_the_tables() -> None:
 def test_a_link_the_tables_do_not_support_is_reported(link: Link, problem: str) -> None:
     problems = link_problems([link])
     assert len(problems) == 1 and problem in problems[0]
+
+
+def test_an_unsound_link_stops_the_overview_and_the_docs() -> None:
+    stale = Link("run", "message_status", "RUN_FINISHED", on_trigger="RUN_FINISHED", effect="gone")
+    with pytest.raises(InvalidTableError, match="effect 'gone'"):
+        to_overview_graphviz(ALL_TABLES, [*LINKS, stale])
+    with pytest.raises(InvalidTableError, match="effect 'gone'"):
+        machines_markdown(ALL_TABLES, [stale])
+    # Links to machines outside the drawing are left out, not errors.
+    dot = to_overview_graphviz([SYNTHETIC, RUN], LINKS).source
+    assert " -> " not in dot and "synthetic" in dot
 
 
 def test_overview_draws_one_arrow_per_pair_of_linked_machines() -> None:

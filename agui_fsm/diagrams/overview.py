@@ -15,7 +15,7 @@ import graphviz
 
 from agui_fsm.diagrams.dot import FONT, HEADER
 from agui_fsm.machines import ALL_TABLES, MachineTable
-from agui_fsm.machines.links import LINKS, Link
+from agui_fsm.machines.links import LINKS, Link, sound_links_between
 
 NAME = "overview"
 TITLE = "How the machines drive each other"
@@ -43,14 +43,9 @@ def _edge_label(links: Iterable[Link]) -> str:
     return f'<<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="0">{"".join(rows)}</TABLE>>'
 
 
-def _merged(
-    tables: Iterable[MachineTable], links: Iterable[Link]
-) -> dict[tuple[str, str], list[Link]]:
-    names = {t.name for t in tables}
+def _merged(links: Iterable[Link]) -> dict[tuple[str, str], list[Link]]:
     merged: dict[tuple[str, str], list[Link]] = {}
     for link in links:
-        if link.source not in names or link.target not in names:
-            continue
         merged.setdefault((link.source, link.target), []).append(link)
     return merged
 
@@ -63,7 +58,8 @@ def _linked(tables: Iterable[MachineTable], links: Iterable[Link]) -> set[str]:
 def to_overview_graphviz(
     tables: Iterable[MachineTable] = ALL_TABLES, links: Iterable[Link] = LINKS
 ) -> graphviz.Digraph:
-    tables, links = list(tables), list(links)
+    tables = list(tables)
+    links = sound_links_between(tables, links)
     linked = _linked(tables, links)
     graph = graphviz.Digraph(name=NAME, comment=HEADER)
     label = (
@@ -99,7 +95,7 @@ def to_overview_graphviz(
             bottom.attr(rank="sink")
             for name in unlinked:
                 bottom.node(name)
-    for (source, target), group in _merged(tables, links).items():
+    for (source, target), group in _merged(links).items():
         graph.edge(source, target, label=_edge_label(group))
     return graph
 
@@ -107,11 +103,12 @@ def to_overview_graphviz(
 def to_overview_mermaid(
     tables: Iterable[MachineTable] = ALL_TABLES, links: Iterable[Link] = LINKS
 ) -> str:
-    tables, links = list(tables), list(links)
+    tables = list(tables)
+    links = sound_links_between(tables, links)
     out = [f"%% {HEADER}", f"%% {TITLE}: each label is cause => trigger", "flowchart TB"]
     for table in tables:
         out.append(f'    {table.name}["<b>{table.name}</b><br/>{table.description}"]')
-    for (source, target), group in _merged(tables, links).items():
+    for (source, target), group in _merged(links).items():
         text = "<br/>".join(line.replace(ARROW, "=>") for line in link_lines(group))
         out.append(f'    {source} -- "{text}" --> {target}')
     return "\n".join(out) + "\n"
