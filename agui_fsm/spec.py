@@ -48,6 +48,7 @@ def table_problems(table: MachineTable) -> list[str]:
         for effect in t.effects:
             if effect not in table.effects:
                 problems.append(f"{t.trigger}: effect {effect!r} is not declared")
+    problems.extend(group_problems(table))
     if problems:
         return problems
     for profile in PROFILES:
@@ -62,6 +63,25 @@ def table_problems(table: MachineTable) -> list[str]:
             if name not in table.terminal and name not in exits:
                 problems.append(f"non-terminal state {name!r} has no way out{where}")
     return list(dict.fromkeys(problems))
+
+
+def group_problems(table: MachineTable) -> list[str]:
+    """Groups are disjoint sets of declared states whose names are not state names."""
+    problems: list[str] = []
+    owner: dict[str, str] = {}
+    for name, members in table.groups.items():
+        if name in table.states:
+            problems.append(f"group {name!r} has the name of a state")
+        if not members:
+            problems.append(f"group {name!r} is empty")
+        for state in members:
+            if state not in table.states:
+                problems.append(f"group {name!r}: state {state!r} is not declared")
+            elif state in owner:
+                problems.append(f"state {state!r} is in groups {owner[state]!r} and {name!r}")
+            else:
+                owner[state] = name
+    return problems
 
 
 def _reachable(table: MachineTable, edges: Iterable) -> set[str]:
@@ -109,6 +129,7 @@ def machine_to_dict(table: MachineTable) -> dict[str, Any]:
         "terminal": list(table.terminal),
         "guards": dict(table.guards),
         "effects": dict(table.effects),
+        "groups": {name: list(members) for name, members in table.groups.items()},
         "transitions": [t.as_dict() for t in table.transitions],
     }
 

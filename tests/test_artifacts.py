@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from agui_fsm import diagrams
 from agui_fsm.cli import main
-from agui_fsm.diagrams import SUFFIX, GraphvizMissingError, render
+from agui_fsm.diagrams import OVERVIEW, SUFFIX, GraphvizMissingError, render, render_overview
+from agui_fsm.diagrams.docs import machines_markdown
 from agui_fsm.machines import ALL_TABLES
 from agui_fsm.spec import export_spec, export_spec_json
 
@@ -45,6 +46,8 @@ def test_committed_text_diagrams_are_fresh(fmt: str) -> None:
     for table in ALL_TABLES:
         path = ROOT / "diagrams" / f"{table.name}.{SUFFIX[fmt]}"
         assert path.read_bytes() == render(table, fmt), f"stale {path}: run agui-fsm diagram"
+    path = ROOT / "diagrams" / f"{OVERVIEW}.{SUFFIX[fmt]}"
+    assert path.read_bytes() == render_overview(fmt), f"stale {path}: run agui-fsm diagram"
 
 
 def test_committed_svg_diagrams_are_fresh() -> None:
@@ -53,19 +56,51 @@ def test_committed_svg_diagrams_are_fresh() -> None:
     for table in ALL_TABLES:
         path = ROOT / "diagrams" / f"{table.name}.svg"
         assert path.read_bytes() == render(table, "svg"), f"stale {path}: run agui-fsm diagram"
+    path = ROOT / "diagrams" / f"{OVERVIEW}.svg"
+    assert path.read_bytes() == render_overview("svg"), f"stale {path}: run agui-fsm diagram"
 
 
 def test_no_stray_files_in_diagrams() -> None:
-    expected = {f"{t.name}.{SUFFIX[f]}" for t in ALL_TABLES for f in COMMITTED_FORMATS}
+    names = [t.name for t in ALL_TABLES] + [OVERVIEW]
+    expected = {f"{name}.{SUFFIX[f]}" for name in names for f in COMMITTED_FORMATS}
     assert {p.name for p in (ROOT / "diagrams").iterdir()} == expected
 
 
-def test_dot_marks_terminal_states_and_draws_guards() -> None:
+def test_committed_machine_docs_are_fresh() -> None:
+    committed = (ROOT / "docs" / "machines.md").read_text()
+    assert committed == machines_markdown(), "stale docs/machines.md: run agui-fsm docs"
+
+
+def test_docs_embed_every_committed_diagram() -> None:
+    text = machines_markdown()
+    for name in [t.name for t in ALL_TABLES] + [OVERVIEW]:
+        link = f"](../diagrams/{name}.svg)"
+        assert link in text
+        assert (ROOT / "diagrams" / f"{name}.svg").is_file()
+
+
+def test_docs_command_writes_the_docs(tmp_path: Path) -> None:
+    out = tmp_path / "m.md"
+    result = CliRunner().invoke(main, ["docs", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == machines_markdown()
+
+
+def test_full_dot_marks_terminal_states_and_draws_guards() -> None:
     run = next(t for t in ALL_TABLES if t.name == "run")
-    dot = render(run, "dot").decode()
+    dot = render(run, "dot", detail="full").decode()
     for state in run.terminal:
         assert f"{state} [peripheries=2" in dot
     assert "[has_interrupt]" in dot
+    assert dot.count("start_run") == 1 + len(run.terminal)
+
+
+def test_full_detail_writes_beside_the_readable_view(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["diagram", "--detail", "full", "--format", "dot", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in tmp_path.iterdir()} == {f"{t.name}-full.dot" for t in ALL_TABLES}
 
 
 def test_mermaid_has_every_state_and_the_initial_arrow() -> None:
@@ -87,6 +122,7 @@ def test_without_dot_text_formats_still_come_out_and_images_explain(
     assert result.exit_code == 1
     assert "apt-get install graphviz" in result.output
     assert {p.suffix for p in tmp_path.iterdir()} == {".dot", ".mmd"}
+    assert (tmp_path / f"{OVERVIEW}.dot").is_file()
 
 
 def test_diagram_command_writes_every_requested_format(tmp_path: Path) -> None:
@@ -94,8 +130,8 @@ def test_diagram_command_writes_every_requested_format(tmp_path: Path) -> None:
         main, ["diagram", "--format", "png", "--format", "mermaid", "--out", str(tmp_path)]
     )
     assert result.exit_code == 0, result.output
-    assert len(list(tmp_path.glob("*.png"))) == len(ALL_TABLES)
-    assert len(list(tmp_path.glob("*.mmd"))) == len(ALL_TABLES)
+    assert len(list(tmp_path.glob("*.png"))) == len(ALL_TABLES) + 1
+    assert len(list(tmp_path.glob("*.mmd"))) == len(ALL_TABLES) + 1
     assert (tmp_path / "run.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -111,5 +147,5 @@ def test_spec_export_command_writes_the_spec(tmp_path: Path) -> None:
 def test_help_lists_the_commands() -> None:
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0
-    for command in ("diagram", "spec"):
+    for command in ("diagram", "docs", "spec"):
         assert command in result.output

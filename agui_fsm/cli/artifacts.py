@@ -1,4 +1,5 @@
-"""``agui-fsm diagram`` and ``agui-fsm spec export``: artefacts generated from the declarations."""
+"""``agui-fsm diagram``, ``agui-fsm docs`` and ``agui-fsm spec export``: artefacts generated
+from the declarations."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from agui_fsm.diagrams import FORMATS, GraphvizMissingError, write_diagrams
+from agui_fsm.diagrams import DETAILS, FORMATS, GraphvizMissingError, write_diagrams
+from agui_fsm.diagrams.docs import machines_markdown
 from agui_fsm.spec import export_spec_json
 
 DEFAULT_DIAGRAM_FORMATS = ("dot", "svg", "mermaid")
@@ -27,18 +29,52 @@ DEFAULT_DIAGRAM_FORMATS = ("dot", "svg", "mermaid")
     show_default=True,
     help="Directory to write one file per machine and format.",
 )
-def diagram(formats: tuple[str, ...], out: Path) -> None:
-    """Draw every declared machine (states, triggers, guards; terminal states doubled)."""
+@click.option(
+    "--detail",
+    type=click.Choice(DETAILS),
+    default="readable",
+    show_default=True,
+    help="readable: phases, merged edges, self-loops inside the states, a legend; "
+    "full: every edge as declared (files named NAME-full.EXT).",
+)
+def diagram(formats: tuple[str, ...], out: Path, detail: str) -> None:
+    """Draw every declared machine, and an overview of how they drive each other.
+
+    The readable view (the default) groups states into phases, merges the edges
+    between two states, lists self-loops inside the state, draws AG-UI events
+    solid and client actions dashed, and marks edges of one behaviour profile.
+    """
     wanted = formats or DEFAULT_DIAGRAM_FORMATS
     text_formats = [f for f in wanted if f in ("dot", "mermaid")]
     image_formats = [f for f in wanted if f not in text_formats]
-    for path in write_diagrams(out, text_formats):
+    overview = detail == "readable"
+    for path in write_diagrams(out, text_formats, detail=detail, overview=overview):
         click.echo(path)
     try:
-        for path in write_diagrams(out, image_formats):
+        for path in write_diagrams(out, image_formats, detail=detail, overview=overview):
             click.echo(path)
     except GraphvizMissingError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+@click.command()
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("docs/machines.md"),
+    show_default=True,
+    help="File to write; '-' for stdout.",
+)
+def docs(out: Path) -> None:
+    """Write docs/machines.md: per machine its states, transitions, guards, effects and
+    diagram, and the links between the machines (the diagrams come from `agui-fsm diagram`)."""
+    text = machines_markdown()
+    if str(out) == "-":
+        click.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    click.echo(out)
 
 
 @click.group()

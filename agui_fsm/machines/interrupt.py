@@ -16,6 +16,7 @@ INTERRUPT = MachineTable(
     states=("absent", "pending", "resolved", "cancelled", "superseded"),
     initial="absent",
     terminal=("resolved", "cancelled", "superseded"),
+    groups={"settled": ("resolved", "cancelled", "superseded")},
     state_docs={
         "absent": "not raised",
         "pending": "raised by RUN_FINISHED {outcome: interrupt} (or restored from a persisted "

@@ -34,6 +34,7 @@ MESSAGE_STATUS = MachineTable(
     states=STATES,
     initial="running",
     terminal=DONE,
+    groups={"requires_action": REQUIRES_ACTION, "settled": DONE},
     state_docs={name: str(obj) for name, obj in STATUS_OBJECTS.items()},
     transitions=(
         edge("RUN_STARTED", "running", "running", do="open_placeholder"),

@@ -21,6 +21,7 @@ REASONING_MESSAGE = MachineTable(
     states=("absent", "block_open", "message_open", "message_ended", "ended"),
     initial="absent",
     terminal=("ended",),
+    groups={"block": ("block_open", "message_open", "message_ended")},
     state_docs={
         "absent": "no reasoning event has named this id yet",
         "block_open": "REASONING_START seen; no message open",

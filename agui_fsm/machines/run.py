@@ -21,6 +21,7 @@ RUN = MachineTable(
     states=("idle", "running", "draining", *SETTLED),
     initial="idle",
     terminal=SETTLED,
+    groups={"active": ("running", "draining"), "settled": SETTLED},
     state_docs={
         "idle": "no run has started yet",
         "running": "the agent's stream is open and the run has not finished",

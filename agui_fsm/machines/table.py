@@ -100,6 +100,15 @@ class MachineTable:
     guards: Mapping[str, str] = field(default_factory=dict)
     effects: Mapping[str, str] = field(default_factory=dict)
     state_docs: Mapping[str, str] = field(default_factory=dict)
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Phases for the diagrams: group name -> its states (disjoint; a state may be in none)."""
+
+    def group_of(self, state: str) -> str | None:
+        """The group ``state`` belongs to, or None."""
+        for name, members in self.groups.items():
+            if state in members:
+                return name
+        return None
 
     @property
     def triggers(self) -> tuple[str, ...]:

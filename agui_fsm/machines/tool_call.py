@@ -30,6 +30,11 @@ TOOL_CALL = MachineTable(
     states=("absent", *RESOLVABLE, *RESOLVED),
     initial="absent",
     terminal=RESOLVED,
+    groups={
+        "open": OPEN_ARGS,
+        "waiting": ("args_ended", "awaiting_result", "awaiting_approval"),
+        "settled": RESOLVED,
+    },
     state_docs={
         "absent": "no event has named this toolCallId yet",
         "started": "TOOL_CALL_START seen, no argument delta yet",
