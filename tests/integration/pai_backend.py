@@ -26,7 +26,8 @@ async def _model(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     if returned:
         yield f"The tool said {returned[-1].content}."
         return
-    prompt = next((p.content for p in parts if isinstance(p, UserPromptPart)), "")
+    prompts = [p.content for p in parts if isinstance(p, UserPromptPart)]
+    prompt = prompts[-1] if prompts else ""
     if prompt == "weather":
         yield {0: DeltaToolCall("weather", '{"city": "Paris"}', tool_call_id="pai_weather")}
     elif prompt == "confirm":
