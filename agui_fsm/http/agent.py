@@ -80,9 +80,12 @@ class HttpAgent:
 
     @classmethod
     def asgi(cls, app: Any, path: str = "/", **options: Any) -> HttpAgent:
-        """An ASGI application (FastAPI, Starlette, ...) served in-process."""
+        """An ASGI application (FastAPI, Starlette, ...) served in-process. An exception the
+        app raises is what a server would make of it (a 500, or a stream cut short), not a
+        Python exception in the client."""
         url = "http://asgi.invalid/" + path.lstrip("/")
-        return cls(url, transport=httpx.ASGITransport(app=app), **options)
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        return cls(url, transport=transport, **options)
 
     def run(self, run_input: Mapping[str, Any]) -> AsyncIterator[dict[str, Any]]:
         """The events of one run, as wire dicts, while they stream."""

@@ -117,6 +117,18 @@ def test_broken_stream_fails_the_run_with_a_typed_error(scripted_server, kind, e
     asyncio.run(go())
 
 
+@pytest.mark.parametrize(
+    ("kind", "error"),
+    [("drop", IncompleteStreamError), ("stall", StallError), ("500", HttpStatusError)],
+)
+def test_broken_streams_in_process(kind: str, error: type) -> None:
+    agent = HttpAgent.asgi(scripted_app(), f"/broken/{kind}", timeout=0.3)
+    rt = ThreadRuntime(agent)
+    with pytest.raises(error):
+        asyncio.run(rt.append("hi"))
+    assert last_status(rt)["reason"] == "error"
+
+
 def test_status_error_keeps_the_body_head(scripted_server) -> None:
     agent = HttpAgent(f"{scripted_server.url}/broken/500")
     with pytest.raises(HttpStatusError) as caught:
