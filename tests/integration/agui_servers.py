@@ -181,6 +181,13 @@ def scripted_app() -> Starlette:
                 await asyncio.sleep(30)
                 yield finish
 
+        elif kind == "stall-after-finish":
+
+            async def frames() -> AsyncIterator[str]:
+                yield start
+                yield finish
+                await asyncio.sleep(30)
+
         elif kind == "drop-after-finish":
 
             async def frames() -> AsyncIterator[str]:

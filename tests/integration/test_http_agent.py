@@ -157,6 +157,14 @@ def test_transport_error_after_the_run_settled_is_not_a_failure(scripted_server)
     assert [type(e) for e in agent.late_errors] == [IncompleteStreamError]
 
 
+def test_a_stall_after_the_run_settled_ends_the_stream_quietly(scripted_server) -> None:
+    agent = HttpAgent(f"{scripted_server.url}/broken/stall-after-finish", timeout=0.3)
+    rt = ThreadRuntime(agent)
+    asyncio.run(rt.append("hi"))
+    assert last_status(rt)["type"] == "complete"
+    assert [type(e) for e in agent.late_errors] == [StallError]
+
+
 def test_cancel_closes_the_request(scripted_server) -> None:
     closed = scripted_server.app.state.disconnects.closed
     closed.clear()
