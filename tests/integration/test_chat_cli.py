@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from agui_fsm.cli import main
+
 SCRIPT = """\
 # one answer per prompt
 hello
@@ -72,8 +76,9 @@ def test_scripted_chat_prints_the_normalized_thread(scripted_server, tmp_path: P
 def test_scripted_chat_reports_a_transport_error(scripted_server, tmp_path: Path) -> None:
     script = tmp_path / "one.txt"
     script.write_text("hello\n")
-    done = chat(scripted_server.url + "/broken/500", script)
-    assert done.returncode == 0, done.stderr
+    url = scripted_server.url + "/broken/500"
+    done = CliRunner().invoke(main, ["chat", url, "--script", str(script)])
+    assert done.exit_code == 0, done.output
     (error,) = json.loads(done.stdout)["errors"]
     assert error["error"] == "HttpStatusError"
     assert "HTTP 500" in error["message"]
