@@ -6,9 +6,19 @@
 * :mod:`agui_fsm.runtime` — the reference thread runtime and run aggregator.
 * :mod:`agui_fsm.conformance` — the event-stream validator.
 * :mod:`agui_fsm.replay` — scenario replay for conformance vectors.
+* :mod:`agui_fsm.http` — :class:`HttpAgent`, an AG-UI endpoint as the runtime's agent.
 """
 
 from agui_fsm.conformance import Report, Validator, validate
 
 __version__ = "0.1.0"
-__all__ = ["Report", "Validator", "validate"]
+__all__ = ["HttpAgent", "Report", "Validator", "validate"]
+
+
+def __getattr__(name: str) -> object:
+    # HttpAgent loads httpx: only on first use.
+    if name == "HttpAgent":
+        from agui_fsm.http import HttpAgent
+
+        return HttpAgent
+    raise AttributeError(f"module 'agui_fsm' has no attribute {name!r}")

@@ -7,6 +7,9 @@
   allow from the current state; raised as a :class:`ProtocolViolation` when the
   trigger is an AG-UI event and as a :class:`UsageError` when it is a client
   action.
+* :class:`TransportError`: the HTTP exchange with the agent failed (no
+  connection, a non-2xx status, not an event stream, a dropped or stalled
+  stream); raised by :class:`agui_fsm.HttpAgent`.
 """
 
 from __future__ import annotations
@@ -80,3 +83,49 @@ class InvalidTransition(AguiFsmError):
 
 class InvalidTableError(AguiFsmError):
     """A machine declaration failed the table checks in :mod:`agui_fsm.spec`."""
+
+
+class TransportError(AguiFsmError):
+    """Talking to an agent over HTTP failed (:class:`agui_fsm.HttpAgent`).
+
+    Raised from the agent's stream, so a run it interrupts ends the way every agent
+    failure does: the run errors, its message ends incomplete with this error's text,
+    and the operation that started the run raises it. ``url`` is the endpoint.
+    """
+
+    def __init__(self, message: str, *, url: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+
+
+class ConnectionFailedError(TransportError):
+    """No connection to the endpoint (refused, unknown host, connect timeout)."""
+
+
+class HttpStatusError(TransportError):
+    """The endpoint answered with a non-2xx status; ``body_head`` is the body's first bytes."""
+
+    def __init__(self, message: str, *, url: str | None, status: int, body_head: bytes) -> None:
+        super().__init__(message, url=url)
+        self.status = status
+        self.body_head = body_head
+
+
+class ContentTypeError(TransportError):
+    """The response is not an event stream (``text/event-stream``)."""
+
+    def __init__(self, message: str, *, url: str | None, content_type: str) -> None:
+        super().__init__(message, url=url)
+        self.content_type = content_type
+
+
+class IncompleteStreamError(TransportError):
+    """The stream ended, or the connection dropped, before RUN_FINISHED or RUN_ERROR."""
+
+
+class StallError(TransportError):
+    """Nothing arrived for ``timeout`` seconds while the run was open."""
+
+    def __init__(self, message: str, *, url: str | None, timeout: float) -> None:
+        super().__init__(message, url=url)
+        self.timeout = timeout

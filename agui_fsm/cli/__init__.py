@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from agui_fsm.cli.artifacts import diagram, docs, spec
+from agui_fsm.cli.chat import chat
 from agui_fsm.cli.check import check
 from agui_fsm.cli.replay import replay
 from agui_fsm.cli.validate import rules, validate
@@ -20,5 +21,5 @@ def main() -> None:
     """
 
 
-for command in (validate, rules, replay, check, diagram, docs, spec):
+for command in (validate, rules, replay, check, chat, diagram, docs, spec):
     main.add_command(command)

@@ -1,8 +1,11 @@
-"""The scenario format v1 (``shared/SCENARIOS.md``): what the agent streams, what the user does."""
+"""The scenario format v1.1 (``specs/conformance/FORMAT.md``): what the agent streams, what the
+user does. A file is checked against ``specs/conformance/scenario.schema.json`` when loaded."""
 
 from __future__ import annotations
 
 import json
+from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +62,46 @@ def parse_scenario(data: Any) -> Scenario:
         raise ScenarioError(f"invalid scenario: {where}: {first['msg']}") from exc
 
 
+@cache
+def _schema_validator() -> Any:
+    import jsonschema
+
+    schema = json.loads(files("agui_fsm.replay").joinpath("scenario.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _where(path: Any) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text or "scenario"
+
+
+def check_scenario_schema(raw: Any) -> None:
+    """Raise :class:`ScenarioError` naming the first offending path (an unknown key or op,
+    a wrong type) when ``raw`` is not a scenario of ``scenario.schema.json``."""
+    errors = sorted(_schema_validator().iter_errors(raw), key=lambda e: [str(p) for p in e.path])
+    if not errors:
+        return
+    error = errors[0]
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        known = set(error.schema.get("properties", {}))
+        unknown = sorted(k for k in error.instance if k not in known)
+        raise ScenarioError(
+            f"invalid scenario: {_where([*path, unknown[0]])}: unknown key "
+            f"(allowed here: {', '.join(sorted(known - {'$schema'}))})"
+        )
+    raise ScenarioError(f"invalid scenario: {_where(path)}: {error.message}")
+
+
 def load_scenario(path: str | Path) -> tuple[Scenario, Any]:
     """The parsed scenario and the raw JSON it came from (normalization needs the raw text)."""
     try:
         raw = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ScenarioError(f"cannot read scenario {path}: {exc}") from exc
+    check_scenario_schema(raw)
     return parse_scenario(raw), raw
 
 

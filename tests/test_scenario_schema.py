@@ -1,0 +1,87 @@
+"""The scenario format's JSON Schema: every shipped scenario fits it, and `agui-fsm replay`
+rejects one with an unknown key or op (exit 2, naming where) instead of replaying it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+
+from agui_fsm.cli import main
+from agui_fsm.replay.generate import scenarios
+from agui_fsm.replay.scenario import check_scenario_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_PATH = ROOT / "specs" / "conformance" / "scenario.schema.json"
+SCHEMA = json.loads(SCHEMA_PATH.read_text())
+SHIPPED = sorted((ROOT / "specs" / "conformance" / "vectors").glob("*.json")) + sorted(
+    (ROOT / "tests" / "counterexamples").glob("*.json")
+)
+
+
+def test_schema_is_valid_draft_2020_12() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_the_package_reads_the_specs_schema() -> None:
+    from importlib.resources import files
+
+    packaged = files("agui_fsm.replay").joinpath("scenario.schema.json").read_text()
+    assert json.loads(packaged) == SCHEMA
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_every_shipped_scenario_fits_the_schema(path: Path) -> None:
+    jsonschema.validate(json.loads(path.read_text()), SCHEMA)
+
+
+@settings(max_examples=20)
+@given(scenarios())
+def test_generated_scenarios_fit_the_schema(scenario: dict) -> None:
+    check_scenario_schema(scenario)
+
+
+FRONT_END_TOOLS = {
+    "options": {
+        "tools": {
+            "confirm": {"result": {"ok": True}},
+            "lookup": {"error": "service unavailable"},
+            "echo": {"echoArgs": True},
+        }
+    },
+    "runs": [],
+    "steps": [{"op": "append", "text": "hi"}],
+}
+
+
+def test_v1_1_front_end_tools_are_accepted() -> None:
+    check_scenario_schema(FRONT_END_TOOLS)
+
+
+REJECTED = [
+    ({"runs": [], "stepz": [{"op": "append", "text": "hi"}]}, "stepz: unknown key"),
+    ({"steps": [{"op": "explode"}]}, "steps[0].op: 'explode' is not one of"),
+    ({"runs": [[{"op": "cancle"}]]}, "runs[0][0].op: 'cancle' is not one of"),
+    ({"steps": [{"op": "append", "txt": "hi"}]}, "steps[0].txt: unknown key"),
+    ({"options": {"showThinkin": False}}, "options.showThinkin: unknown key"),
+    ({"options": {"tools": {"t": {"reslt": 1}}}}, "options.tools.t.reslt: unknown key"),
+    ({"options": {"tools": {"t": {"result": 1, "error": "x"}}}}, "options.tools.t: "),
+    ({"runs": [[{"delta": "no type, no op"}]]}, "runs[0][0]: 'type' is a required property"),
+    (
+        {"steps": [{"op": "submitInterruptResponses", "responses": [{"interruptId": "i"}]}]},
+        "steps[0].responses[0]: 'status' is a required property",
+    ),
+]
+
+
+@pytest.mark.parametrize(("scenario", "message"), REJECTED, ids=[m for _, m in REJECTED])
+def test_replay_rejects_unknown_keys_and_ops(tmp_path: Path, scenario: dict, message: str):
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    outcome = CliRunner().invoke(main, ["replay", str(path)])
+    assert outcome.exit_code == 2, outcome.output
+    assert f"invalid scenario: {message}" in outcome.output
