@@ -685,7 +685,8 @@ def validate(
     """
     validator = Validator(rules)
     for event in events:
-        if fail_fast and validator.fails(validator.feed(event), fail_on):
+        found = validator.feed(event)
+        if fail_fast and validator.fails(found, fail_on):
             report = validator.report()
             report.stopped_early = True
             return report

@@ -34,15 +34,18 @@ def test_invalid_file_lists_violations_then_a_summary():
     result = run("validate", INVALID)
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[0].startswith(f"{INVALID}:6: TOOL-006 arguments of tool call 'call_1'")
-    assert lines[1].startswith(f"{INVALID}:7: TOOL-007 ")
+    assert lines[0].startswith(
+        f"{INVALID}:6: TOOL-006 at event 5 (TOOL_CALL_END): arguments of tool call 'call_1'"
+    )
+    assert lines[1].startswith(f"{INVALID}:7: TOOL-007 at event 6 (TOOL_CALL_RESULT): ")
     assert lines[-1].endswith("invalid AG-UI: 3 errors, 0 warnings in 8 events")
 
 
 def test_json_and_junit_formats():
     result = run("validate", "--format", "json", INVALID)
     doc = json.loads(result.output)
-    assert result.exit_code == 1 and list(doc) == ["valid", "events", "violations"]
+    assert result.exit_code == 1
+    assert list(doc) == ["valid", "events", "stopped_early", "violations"]
     assert [v["rule"] for v in doc["violations"]] == ["TOOL-006", "TOOL-007", "TEXT-005"]
     assert doc["violations"][0] == {
         "rule": "TOOL-006",
