@@ -133,10 +133,12 @@ class Agent(BaseHTTPRequestHandler):
         self.send_header(
             "Content-Type", "text/plain" if self.path == "/plain" else "text/event-stream"
         )
-        if self.path == "/drop":
+        if self.path in ("/drop", "/drop-after-finish"):
             self.send_header("Content-Length", str(len(payload) + 1000))
             self.end_headers()
-            self.wfile.write(payload[: len(payload) // 2])
+            self.wfile.write(
+                payload if self.path == "/drop-after-finish" else payload[: len(payload) // 2]
+            )
             self.wfile.flush()
             self.close_connection = True
             return
@@ -206,6 +208,12 @@ def test_url_transport_faults(endpoint):
     dropped = run("validate", "--url", f"{endpoint}/drop")
     assert dropped.exit_code == 1
     assert "INPUT-005" in dropped.output and "RUN-007" in dropped.output
+    # The same break once RUN_FINISHED has arrived loses nothing: a warning that says so.
+    settled = run("validate", "--url", f"{endpoint}/drop-after-finish", "--format", "json")
+    doc = json.loads(settled.output)
+    assert settled.exit_code == 0 and doc["valid"]
+    assert [(v["rule"], v["severity"]) for v in doc["violations"]] == [("INPUT-006", "warning")]
+    assert "after the run had ended with RUN_FINISHED" in doc["violations"][0]["message"]
 
 
 def test_url_unreachable_exits_2():
