@@ -134,7 +134,7 @@ def summary_line(name: str, report: Report) -> str:
         if report.stopped_early
         else ""
     )
-    notes = f", {plural(infos, 'info')}" if infos else ""
+    notes = f", {infos} info" if infos else ""
     if errors == warnings == 0:
         return f"{name}: valid AG-UI, {checked} checked{notes}{stopped}"
     verdict = "valid AG-UI with warnings" if errors == 0 else "invalid AG-UI"

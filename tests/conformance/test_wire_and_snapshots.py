@@ -3,12 +3,16 @@ ids across runs, empty input, snapshots that contradict the stream, severity ove
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from ag_ui.core import MessagesSnapshotEvent, RunStartedEvent
 
 from agui_fsm.conformance import Validator, validate
 from agui_fsm.conformance.wire import foreign_patch_ops, snake_case_fields, timestamp_unit
 from agui_fsm.errors import UsageError
+from agui_fsm.replay import replay_scenario
 
 RS = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
 RF = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
@@ -241,3 +245,30 @@ def test_tool_call_arguments_the_stream_did_not_carry():
     args = [RS, start("c1"), {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": '{"q": 1}'}]
     differs = validate([*args, end("c1"), snapshot(carrier('{"q": 2}')), RF])
     assert rules(differs) == [("SNAP-009", 4)]
+
+
+def test_what_the_client_shows_for_the_shipped_snapshot_example():
+    # The severities of SNAP-006..009 follow from what a client then shows. Replayed through
+    # agui-fsm's port of @assistant-ui/react-ag-ui's runtime: the reply and the reasoning
+    # appear twice, and the tool calls twice, the streamed copy with the streamed arguments.
+    path = (
+        Path(__file__).resolve().parents[2] / "examples/invalid-snapshot-contradicts-stream.jsonl"
+    )
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    events[0].pop("input")  # the runtime sends its own RunAgentInput
+    shown = replay_scenario(
+        {"name": "snapshot renames", "runs": [events], "steps": [{"op": "append", "text": "?"}]}
+    )["messages"]
+    texts = [p["text"] for m in shown for p in m["content"] if p["type"] == "text"]
+    reasoning = [p["text"] for m in shown for p in m["content"] if p["type"] == "reasoning"]
+    calls = [
+        (p["toolCallId"], p["args"])
+        for m in shown
+        for p in m["content"]
+        if p["type"] == "tool-call"
+    ]
+    assert texts.count("Looking both up.") == 2
+    assert reasoning.count("Two cities: two weather lookups.") == 2
+    assert ("call-paris", {}) in calls and ("call-paris", {"city": "Paris"}) in calls
+    assert ("call-lyon", {"city": "Lyon"}) in calls
+    assert ("call-lyon", {"city": "Lyon", "unit": "C"}) in calls
