@@ -58,16 +58,19 @@ class _Text:
 class Streamed:
     """What the current run streamed, and the ids the thread already had before it."""
 
-    __slots__ = ("history", "reasoning", "texts", "tools")
+    __slots__ = ("history", "reasoning", "snapshot_ids", "texts", "tools")
 
     def __init__(self) -> None:
         self.texts: dict[str, _Text] = {}
         self.reasoning: dict[str, _Text] = {}
         self.tools: dict[str, _Digest | None] = {}
         self.history: set[str] = set()
+        self.snapshot_ids: set[str] = set()
 
     def reset_run(self) -> None:
-        self.history.update(self.texts, self.reasoning)
+        # The thread before the new run: the last snapshot and what the last run streamed
+        # (not every run ever seen, so memory does not grow with the stream).
+        self.history = self.snapshot_ids | self.texts.keys() | self.reasoning.keys()
         self.texts.clear()
         self.reasoning.clear()
         self.tools.clear()
@@ -111,6 +114,7 @@ class Streamed:
             for call in getattr(msg, "tool_calls", None) or ():
                 self._arguments(ctx, msg.id, call)
         self.history.update(ids)
+        self.snapshot_ids = ids
 
     @staticmethod
     def _renamed(ctx: Ctx, rule: str, what: str, streamed, ids, fresh) -> None:

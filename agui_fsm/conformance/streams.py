@@ -30,7 +30,7 @@ STEP = COMPILED["step"]
 MAX_CARRIED_TOOL_CALLS = 10_000
 """Unresolved tool calls kept across run boundaries for cross-run results; beyond it the
 oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded.
-The ids of earlier runs' calls kept for TOOL-012 are bounded the same way."""
+For TOOL-012 the ids of the previous run's finished calls are kept too, one run back only."""
 
 _NO_APP_RESULT = {"has_app_result": False}
 
@@ -179,7 +179,7 @@ class ToolCalls:
         self.known_messages = known_messages
         self.record = record
         self.calls: dict[str, ToolCall] = {}
-        self.earlier: dict[str, None] = {}  # ids of earlier runs' calls, oldest first
+        self.earlier: frozenset[str] = frozenset()  # the previous run's finished calls
         self.run = 0
 
     def reset_run(self) -> None:
@@ -191,9 +191,7 @@ class ToolCalls:
         excess = len(self.calls) - MAX_CARRIED_TOOL_CALLS
         for tid in list(self.calls)[: max(excess, 0)]:
             del self.calls[tid]
-        self.earlier.update(dict.fromkeys(done))
-        for tid in list(self.earlier)[: max(len(self.earlier) - MAX_CARRIED_TOOL_CALLS, 0)]:
-            del self.earlier[tid]
+        self.earlier = frozenset(done)
 
     def _check_start_owner(self, tid: str, parent: str | None, tag: str | None) -> None:
         # verifyEvents 1.0.0: a tool call belongs to the message that carries it.

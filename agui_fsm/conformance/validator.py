@@ -323,6 +323,8 @@ class Validator:
 
     def _wire_names(self, kind: str, raw: Mapping[str, Any]) -> None:
         found = snake_case_fields(_CLASSES[kind], raw)
+        if not found:
+            return
         for rule, required in (("SCHEMA-006", True), ("SCHEMA-007", False)):
             names = [f.describe() for f in found if f.required is required]
             if names:

@@ -88,8 +88,13 @@ def _narrow(classes: tuple[type[BaseModel], ...], raw: Mapping[str, Any]):
 
 
 def _walk(classes, raw: Mapping[str, Any], path: str, out: list[SnakeField]) -> None:
-    classes = _narrow(classes, raw)
+    narrowed = None
     for key, value in raw.items():
+        # Most keys are camelCase scalars: nothing to report, nothing to look into.
+        if "_" not in key and not isinstance(value, dict | list):
+            continue
+        if narrowed is None:
+            narrowed = classes = _narrow(classes, raw)
         field = None
         for cls in classes:
             field = _fields(cls).get(key)
