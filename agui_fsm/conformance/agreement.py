@@ -100,16 +100,22 @@ class Streamed:
         self.tools[tid] = _canonical(arguments) if arguments.strip() else None
 
     # --- the snapshot --------------------------------------------------------------------
-    def check(self, ctx: Ctx, messages: list[Any]) -> None:
-        """Report where ``messages`` (a MESSAGES_SNAPSHOT) contradicts this run's stream."""
+    def check(
+        self, ctx: Ctx, messages: list[Any], still_open: frozenset[str] = frozenset()
+    ) -> None:
+        """Report where ``messages`` (a MESSAGES_SNAPSHOT) contradicts this run's stream.
+
+        Messages ``still_open`` (streaming when the snapshot came) are not expected in it."""
         ids = {m.id for m in messages}
         fresh = [
             m
             for m in messages
             if m.id not in self.history and m.id not in self.texts and m.id not in self.reasoning
         ]
-        self._renamed(ctx, "SNAP-006", "text message", self.texts, ids, fresh)
-        self._renamed(ctx, "SNAP-007", "reasoning message", self.reasoning, ids, fresh)
+        missing = [m for m in self.texts if m not in ids and m not in still_open]
+        self._renamed(ctx, "SNAP-006", "text message", self.texts, missing, fresh)
+        missing = [m for m in self.reasoning if m not in ids and m not in still_open]
+        self._renamed(ctx, "SNAP-007", "reasoning message", self.reasoning, missing, fresh)
         for msg in messages:
             for call in getattr(msg, "tool_calls", None) or ():
                 self._arguments(ctx, msg.id, call)
@@ -117,8 +123,7 @@ class Streamed:
         self.snapshot_ids = ids
 
     @staticmethod
-    def _renamed(ctx: Ctx, rule: str, what: str, streamed, ids, fresh) -> None:
-        missing = [mid for mid in streamed if mid not in ids]
+    def _renamed(ctx: Ctx, rule: str, what: str, streamed, missing, fresh) -> None:
         if not missing:
             return
         unused = [m for m in fresh if isinstance(getattr(m, "content", None), str) and m.content]

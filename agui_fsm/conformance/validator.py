@@ -572,7 +572,8 @@ class Validator:
 
     # --- the rest of the thread ----------------------------------------------------------
     def _messages_snapshot(self, ev) -> None:
-        self._streamed.check(self._ctx, ev.messages)
+        still_open = frozenset(self._text.open_ids() + self._reasoning.open_messages())
+        self._streamed.check(self._ctx, ev.messages, still_open)
         self._import(ev.messages, authoritative=True)
         self._interrupts.supersede("MESSAGES_SNAPSHOT")
 

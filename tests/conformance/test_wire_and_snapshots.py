@@ -213,6 +213,13 @@ def test_a_renamed_reply_is_reported_on_the_snapshot_with_both_ids():
     assert "'m1'" in message and "'m-fresh'" in message and "same text" in message
 
 
+def test_a_message_still_streaming_is_not_expected_in_the_snapshot():
+    earlier = {"id": "a0", "role": "assistant", "content": "From another node"}
+    started, content, ended = text("m1", "Hel")
+    report = validate([RS, started, content, snapshot(USER, earlier), ended, RF])
+    assert report.violations == []
+
+
 def test_history_from_the_run_input_is_not_mistaken_for_a_rename():
     old = {"id": "a0", "role": "assistant", "content": "Earlier answer"}
     run_input = {"threadId": "t", "runId": "r", "messages": [USER, old]}
