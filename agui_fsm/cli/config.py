@@ -76,11 +76,12 @@ def load(path: Path) -> Settings:
     rules = table.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, str) for v in rules.values()):
         raise UsageError(f"{where}: rules must map rule ids to off|info|warning|error")
+    rules = {rule_id.upper(): level.lower() for rule_id, level in rules.items()}
     try:
         severities(rules)
     except UsageError as exc:
         raise UsageError(f"{where}: {exc}") from exc
-    settings.rules = dict(rules)
+    settings.rules = rules
     fail_on = table.get("fail-on")
     if fail_on is not None and fail_on not in FAIL_ON:
         raise UsageError(f"{where}: fail-on must be one of {', '.join(FAIL_ON)}")

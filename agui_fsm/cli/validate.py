@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 import click
 from ag_ui.core import RunAgentInput
@@ -44,7 +44,7 @@ from agui_fsm.errors import UsageError
 REPORT_FORMATS = ["text", "json", "junit", "sarif"]
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"agui-fsm validate: {message}", err=True)
     raise SystemExit(2)
 
@@ -137,7 +137,6 @@ def _settings(config: Path | None) -> Settings:
         return load(path)
     except UsageError as exc:
         _fail(str(exc))
-        raise  # unreachable: _fail exits
 
 
 @click.command()
