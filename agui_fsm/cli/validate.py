@@ -1,31 +1,50 @@
 """``agui-fsm validate`` and ``agui-fsm rules``: the conformance validator on the command line.
 
-Exit status: 0 when no error-severity violation was found, 1 when one was, 2 for usage and
-I/O errors (unreadable input, unreachable endpoint, bad ``--body``).
+Exit status: 0 when no violation at ``--fail-on`` severity (error by default) was found, 1
+when one was, 2 for usage and I/O errors (unreadable input, unreachable endpoint, bad
+``--body``, a bad ``[tool.agui-fsm]`` table). A stdout closed by its reader (``| head``) is
+not an error: the rest of the output is dropped and the status is still the verdict.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 import click
 from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
 
-from agui_fsm.conformance.report import format_violation, render, summary_line
+from agui_fsm.cli.config import Settings, find_pyproject, load
+from agui_fsm.cli.progress import Progress, for_terminal
+from agui_fsm.conformance.context import severities
+from agui_fsm.conformance.report import (
+    FAIL_ON,
+    doc_lines,
+    format_violation,
+    grouped,
+    render,
+    summary_line,
+)
 from agui_fsm.conformance.rules import (
     CATEGORIES,
     DEFAULT_MAX_LINE_BYTES,
     RULES,
+    doc_url,
     export_rules_json,
 )
+from agui_fsm.conformance.rules_doc import rules_markdown
 from agui_fsm.conformance.sources import SourceError, check, read, read_url
+from agui_fsm.conformance.validator import Validator
+from agui_fsm.errors import UsageError
+
+REPORT_FORMATS = ["text", "json", "junit", "sarif"]
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"agui-fsm validate: {message}", err=True)
     raise SystemExit(2)
 
@@ -52,6 +71,72 @@ def _headers(values: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{value!r} is not 'Name: value'", param_hint="--header")
         headers[name.strip()] = content.strip()
     return headers
+
+
+class _Stdout:
+    """stdout that survives being closed by its reader (``| head``): the rest of the output
+    is dropped, the validation goes on (files of --output are still written) and the exit
+    status is still the verdict."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress = progress
+        self.closed = False
+
+    def echo(self, text: str, nl: bool = True) -> None:
+        if self.progress is not None:
+            self.progress.clear()
+        if self.closed:
+            return
+        try:
+            click.echo(text, nl=nl)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.closed = True
+            # Point fd 1 at /dev/null so the interpreter's final flush does not fail too.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            finally:
+                os.close(devnull)
+
+
+def _rule_levels(values: tuple[str, ...]) -> dict[str, str]:
+    levels = {}
+    for value in values:
+        rule_id, sep, level = value.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{value!r} is not ID=LEVEL", param_hint="--rule")
+        levels[rule_id.strip().upper()] = level.strip().lower()
+    try:
+        severities(levels)
+    except UsageError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rule") from exc
+    return levels
+
+
+def _outputs(values: tuple[str, ...]) -> list[tuple[str, Path]]:
+    outputs = []
+    for value in values:
+        fmt, sep, path = value.partition("=")
+        if not sep or fmt not in REPORT_FORMATS or not path:
+            raise click.BadParameter(
+                f"{value!r} is not FORMAT=FILE with FORMAT one of {', '.join(REPORT_FORMATS)}",
+                param_hint="--output",
+            )
+        outputs.append((fmt, Path(path)))
+    return outputs
+
+
+def _settings(config: Path | None) -> Settings:
+    path = config if config is not None else find_pyproject(Path.cwd())
+    if path is None:
+        return Settings()
+    try:
+        return load(path)
+    except UsageError as exc:
+        _fail(str(exc))
 
 
 @click.command()
@@ -86,12 +171,42 @@ def _headers(values: tuple[str, ...]) -> dict[str, str]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "junit"]),
+    type=click.Choice(REPORT_FORMATS),
     default="text",
     show_default=True,
-    help="Report format.",
+    help="Report format on stdout (sarif: SARIF 2.1.0 for code scanning).",
 )
-@click.option("--fail-fast", is_flag=True, help="Stop at the first error.")
+@click.option(
+    "--output",
+    "outputs",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write the report in FORMAT to FILE; repeatable (--output sarif=agui.sarif).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(list(FAIL_ON)),
+    default=None,
+    help="Lowest severity that fails the stream (exit 1). Default: error, or the config's.",
+)
+@click.option(
+    "--rule",
+    "rule_levels",
+    multiple=True,
+    metavar="ID=LEVEL",
+    help="Set a rule's severity: off, info, warning or error; repeatable.",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="pyproject.toml to read [tool.agui-fsm] from (default: the nearest one up from here).",
+)
+@click.option(
+    "--group/--no-group",
+    default=None,
+    help="Text output: one line per rule with a count instead of one per violation.",
+)
+@click.option("--fail-fast", is_flag=True, help="Stop at the first failing violation.")
 @click.option(
     "--max-line-bytes",
     type=click.IntRange(min=1),
@@ -107,19 +222,29 @@ def validate(
     timeout: float,
     input_format: str,
     fmt: str,
+    outputs: tuple[str, ...],
+    fail_on: str | None,
+    rule_levels: tuple[str, ...],
+    config: Path | None,
+    group: bool | None,
     fail_fast: bool,
     max_line_bytes: int,
 ) -> None:
     """Check that an AG-UI event stream is valid, and report every violation.
 
     PATH is a JSON Lines file, a JSON array of events or a captured SSE stream; '-' reads
-    stdin. Each violation carries a rule id (see `agui-fsm rules`), the event's position and
-    line, and what to change.
+    stdin. Each violation carries a rule id (see `agui-fsm rules`), the event's index and
+    line, and what to change. Settings also come from [tool.agui-fsm] in pyproject.toml.
     """
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     if url is None and (body is not None or headers):
         raise click.UsageError("--body and --header go with --url")
+    files = _outputs(outputs)
+    settings = _settings(config)
+    levels = {**settings.rules, **_rule_levels(rule_levels)}
+    fail_on = fail_on or settings.fail_on or "error"
+    group = bool(settings.group) if group is None else group
     stream: BinaryIO | None = None
     if url is not None:
         name = url
@@ -141,23 +266,47 @@ def validate(
             _fail(f"cannot read {source}: {exc.strerror or exc}")
         frames = read(stream, input_format, max_line_bytes)
 
+    progress = for_terminal(sys.stderr, stream) if fmt == "text" else None
+    if progress is not None:
+        frames = progress.track(frames)
+    out = _Stdout(progress)
+    validator = Validator(levels)
+    live = fmt == "text" and not group
+
     def show(violation) -> None:
-        click.echo(format_violation(name, violation))
+        out.echo(format_violation(name, violation, validator.events))
 
     try:
-        report = check(frames, fail_fast=fail_fast, on_violation=show if fmt == "text" else None)
+        report = check(
+            frames,
+            fail_fast=fail_fast,
+            fail_on=fail_on,
+            on_violation=show if live else None,
+            validator=validator,
+        )
     except SourceError as exc:
         _fail(str(exc))
     except OSError as exc:
         _fail(f"cannot read {name}: {exc.strerror or exc}")
     finally:
+        if progress is not None:
+            progress.clear()
         if stream is not None and stream is not sys.stdin.buffer:
             stream.close()
-    if fmt == "text":
-        click.echo(summary_line(name, report))
+    for file_fmt, path in files:
+        try:
+            path.write_text(render(file_fmt, name, report, group=group), encoding="utf-8")
+        except OSError as exc:
+            _fail(f"cannot write {path}: {exc.strerror or exc}")
+    if fmt != "text":
+        out.echo(render(fmt, name, report), nl=False)
     else:
-        click.echo(render(fmt, name, report), nl=False)
-    raise SystemExit(0 if report.valid else 1)
+        lines = grouped(name, report) if group else []
+        if report.violations:
+            lines += ["rules:", *doc_lines(report)]
+        for line in [*lines, summary_line(name, report)]:
+            out.echo(line)
+    raise SystemExit(1 if report.fails(fail_on) else 0)
 
 
 @click.command()
@@ -170,12 +319,20 @@ def validate(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the JSON catalogue to this file (specs/rules.json).",
 )
-def rules(fmt: str, export: Path | None) -> None:
+@click.option(
+    "--docs",
+    "docs",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the Markdown rule reference to this file (docs/rules.md).",
+)
+def rules(fmt: str, export: Path | None, docs: Path | None) -> None:
     """List the conformance rules: id, severity, title, and how they compare with peers."""
-    if export is not None:
-        export.parent.mkdir(parents=True, exist_ok=True)
-        export.write_text(export_rules_json(), encoding="utf-8")
-        click.echo(f"{export}: {len(RULES)} rules")
+    for path, text in ((export, export_rules_json), (docs, rules_markdown)):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text(), encoding="utf-8")
+            click.echo(f"{path}: {len(RULES)} rules")
+    if export is not None or docs is not None:
         return
     if fmt == "json":
         click.echo(export_rules_json(), nl=False)
@@ -189,4 +346,7 @@ def rules(fmt: str, export: Path | None) -> None:
         if rule.ag_ui_validate:
             peers += f"; ag-ui-validate {', '.join(rule.ag_ui_validate)}"
         click.echo(f"  {rule.id:<11} {rule.severity:<8} {rule.title}  [{peers}]")
-    click.echo(f"\n{len(RULES)} rules. `agui-fsm rules --format json` has the explanations.")
+    click.echo(
+        f"\n{len(RULES)} rules. `agui-fsm rules --format json` has the explanations; "
+        f"each rule is documented at {doc_url('ID')}."
+    )

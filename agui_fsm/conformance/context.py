@@ -8,28 +8,51 @@ first writer wins, retained for the run).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from agui_fsm.conformance.report import Violation
-from agui_fsm.conformance.rules import RULES
+from agui_fsm.conformance.rules import LEVELS, RULES, Level, Severity
+from agui_fsm.errors import UsageError
 
 MISSING = object()
 """No owner on record (distinct from None, which is the parent agent)."""
 
 
+def severities(overrides: Mapping[str, str] | None = None) -> dict[str, Severity | None]:
+    """Each rule's effective severity (None: turned off), the catalogue's unless overridden.
+
+    Raises :class:`~agui_fsm.errors.UsageError` for an unknown rule id or level.
+    """
+    levels: dict[str, Severity | None] = {rid: rule.severity for rid, rule in RULES.items()}
+    for rule_id, level in (overrides or {}).items():
+        if rule_id not in RULES:
+            raise UsageError(f"unknown rule {rule_id!r} (see `agui-fsm rules`)")
+        if level not in LEVELS:
+            raise UsageError(
+                f"{level!r} is not a level for {rule_id}; use one of {', '.join(LEVELS)}"
+            )
+        levels[rule_id] = None if level == "off" else level  # type: ignore[assignment]
+    return levels
+
+
 class Ctx:
     """The event being checked and the violations it has produced so far."""
 
-    __slots__ = ("batch", "event_type", "index", "line")
+    __slots__ = ("batch", "event_type", "index", "levels", "line")
 
-    def __init__(self) -> None:
+    def __init__(self, levels: Mapping[str, Level] | None = None) -> None:
         self.index = 0
         self.line: int | None = None
         self.event_type: str | None = None
         self.batch: list[Violation] = []
+        self.levels = severities(levels)
 
     def emit(self, rule: str, message: str) -> None:
-        self.batch.append(
-            Violation(rule, RULES[rule].severity, self.index, self.line, self.event_type, message)
-        )
+        severity = self.levels[rule]
+        if severity is not None:
+            self.batch.append(
+                Violation(rule, severity, self.index, self.line, self.event_type, message)
+            )
 
 
 def who(owner: str | None) -> str:

@@ -1,13 +1,16 @@
-"""Violations, the report over a whole stream, and its three formats (text, JSON, JUnit).
+"""Violations, the report over a whole stream, and its formats (text, JSON, JUnit; SARIF
+in :mod:`agui_fsm.conformance.sarif`).
 
 The JSON shape is a contract for CI scripts and ports; :func:`to_json` writes exactly::
 
-    {"valid": bool, "events": int,
-     "violations": [{"rule": str, "severity": "error"|"warning", "index": int,
+    {"valid": bool, "events": int, "stopped_early": bool,
+     "violations": [{"rule": str, "severity": "error"|"warning"|"info", "index": int,
                      "line": int|null, "event_type": str|null, "message": str}]}
 
 ``index`` is the 0-based event position (end-of-stream checks use the position after the
 last event); ``line`` the 1-based input line where the event starts, when there is one.
+``valid`` is false when an error-severity violation was found; ``stopped_early`` is true when
+``--fail-fast`` (``fail_fast=True``) stopped the check before the end of the input.
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ import json
 from dataclasses import dataclass, field
 from xml.etree import ElementTree as ET
 
-from agui_fsm.conformance.rules import RULES, Severity
+from agui_fsm.conformance.rules import RULES, Severity, doc_url
+from agui_fsm.conformance.sarif import to_sarif
+
+FAIL_ON: dict[str, tuple[Severity, ...]] = {
+    "error": ("error",),
+    "warning": ("error", "warning"),
+}
+"""``--fail-on``: the severities that fail a stream (exit status 1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +61,7 @@ class Report:
 
     events: int = 0
     violations: list[Violation] = field(default_factory=list)
+    stopped_early: bool = False
 
     @property
     def valid(self) -> bool:
@@ -65,6 +76,15 @@ class Report:
     def warnings(self) -> list[Violation]:
         return [v for v in self.violations if v.severity == "warning"]
 
+    @property
+    def infos(self) -> list[Violation]:
+        return [v for v in self.violations if v.severity == "info"]
+
+    def fails(self, fail_on: str = "error") -> bool:
+        """True when a violation has a severity that ``fail_on`` counts as failing."""
+        failing = FAIL_ON[fail_on]
+        return any(v.severity in failing for v in self.violations)
+
     def rules(self) -> set[str]:
         return {v.rule for v in self.violations}
 
@@ -72,6 +92,7 @@ class Report:
         return {
             "valid": self.valid,
             "events": self.events,
+            "stopped_early": self.stopped_early,
             "violations": [v.as_dict() for v in self.violations],
         }
 
@@ -80,26 +101,77 @@ def to_json(report: Report) -> str:
     return json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
-def format_violation(name: str, violation: Violation) -> str:
-    """``file:line: RULE-ID message`` (``file: RULE-ID message`` when there is no line)."""
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def where_in_stream(violation: Violation, events: int | None = None) -> str:
+    """``event 5 (TOOL_CALL_END)``, or ``the end of the stream`` for end-of-stream checks."""
+    if violation.event_type is None and events is not None and violation.index >= events:
+        return "the end of the stream"
+    kind = f" ({violation.event_type})" if violation.event_type else ""
+    return f"event {violation.index}{kind}"
+
+
+def format_violation(name: str, violation: Violation, events: int | None = None) -> str:
+    """``file:line: RULE-ID at event N (TYPE): message`` (no ``:line`` when there is none).
+
+    ``N`` is the 0-based event index of the JSON report, so a minified JSON array (one line)
+    still says which event is at fault. ``events`` (the count so far) lets end-of-stream
+    checks say so.
+    """
     where = f"{name}:{violation.line}" if violation.line is not None else name
-    suffix = " (warning)" if violation.severity == "warning" else ""
-    return f"{where}: {violation.rule} {violation.message}{suffix}"
+    suffix = "" if violation.severity == "error" else f" ({violation.severity})"
+    at = where_in_stream(violation, events)
+    return f"{where}: {violation.rule} at {at}: {violation.message}{suffix}"
 
 
 def summary_line(name: str, report: Report) -> str:
-    errors, warnings = len(report.errors), len(report.warnings)
-    if not report.violations:
-        return f"{name}: valid AG-UI, {report.events} events checked"
+    errors, warnings, infos = len(report.errors), len(report.warnings), len(report.infos)
+    checked = plural(report.events, "event")
+    stopped = (
+        "; stopped at the first failure (--fail-fast), the rest of the input was not checked"
+        if report.stopped_early
+        else ""
+    )
+    notes = f", {infos} info" if infos else ""
+    if errors == warnings == 0:
+        return f"{name}: valid AG-UI, {checked} checked{notes}{stopped}"
     verdict = "valid AG-UI with warnings" if errors == 0 else "invalid AG-UI"
     return (
-        f"{name}: {verdict}: {errors} error{'s' * (errors != 1)}, "
-        f"{warnings} warning{'s' * (warnings != 1)} in {report.events} events"
+        f"{name}: {verdict}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+        f"{notes} in {checked}{stopped}"
     )
 
 
-def to_text(name: str, report: Report) -> str:
-    lines = [format_violation(name, v) for v in report.violations]
+def grouped(name: str, report: Report) -> list[str]:
+    """One line per rule (``--group``): its first violation and how often it fired."""
+    by_rule: dict[str, list[Violation]] = {}
+    for v in report.violations:
+        by_rule.setdefault(v.rule, []).append(v)
+    lines = []
+    for found in by_rule.values():
+        line = format_violation(name, found[0], report.events)
+        if len(found) > 1:
+            line += f" [{len(found)}x, last at {where_in_stream(found[-1], report.events)}]"
+        lines.append(line)
+    return lines
+
+
+def doc_lines(report: Report) -> list[str]:
+    """The documentation link of every rule that fired, once each."""
+    seen = dict.fromkeys(v.rule for v in report.violations)
+    return [f"  {rule_id}: {RULES[rule_id].title} <{doc_url(rule_id)}>" for rule_id in seen]
+
+
+def to_text(name: str, report: Report, *, group: bool = False) -> str:
+    lines = (
+        grouped(name, report)
+        if group
+        else [format_violation(name, v, report.events) for v in report.violations]
+    )
+    if report.violations:
+        lines += ["rules:", *doc_lines(report)]
     lines.append(summary_line(name, report))
     return "\n".join(lines) + "\n"
 
@@ -124,8 +196,8 @@ def to_junit(name: str, report: Report) -> str:
             classname="agui-fsm.validate",
             name=f"{rule_id} {RULES[rule_id].title}",
         )
-        detail = "\n".join(format_violation(name, v) for v in found)
-        if RULES[rule_id].severity == "error":
+        detail = "\n".join(format_violation(name, v, report.events) for v in found)
+        if any(v.severity == "error" for v in found):
             failures += 1
             ET.SubElement(case, "failure", type=rule_id, message=found[0].message).text = detail
         else:
@@ -139,9 +211,12 @@ def to_junit(name: str, report: Report) -> str:
     )
 
 
-def render(fmt: str, name: str, report: Report) -> str:
+def render(fmt: str, name: str, report: Report, *, group: bool = False) -> str:
+    """The report in ``fmt``: text, json, junit or sarif."""
     if fmt == "json":
         return to_json(report)
     if fmt == "junit":
         return to_junit(name, report)
-    return to_text(name, report)
+    if fmt == "sarif":
+        return to_sarif(name, report)
+    return to_text(name, report, group=group)

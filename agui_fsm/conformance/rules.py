@@ -14,7 +14,12 @@ about:
 
 ``machine`` names the declared table whose missing edge the rule reports, or is None for
 the rules that sit beside the tables (schema, framing, attribution, patch application).
-``specs/rules.json`` is generated from :data:`RULES` by ``agui-fsm rules --export``.
+A ``stricter`` rule says in ``reason`` why it reports what the client accepts (what the
+user then sees); ``tests/conformance/test_peer_corpus.py`` holds every disagreement with the
+client on the shared peer corpus to such a rule. Every rule has a documentation anchor,
+``docs/rules.md#<id>`` (:func:`doc_url`). ``specs/rules.json`` and ``docs/rules.md`` are
+generated from :data:`RULES` by ``agui-fsm rules --export specs/rules.json --docs
+docs/rules.md``.
 """
 
 from __future__ import annotations
@@ -23,10 +28,17 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]
+Level = Literal["error", "warning", "info", "off"]
+"""A severity a user may give a rule (``--rule ID=LEVEL``, ``[tool.agui-fsm.rules]``)."""
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+LEVELS: tuple[Level, ...] = ("off", "info", "warning", "error")
 PeerVerdict = Literal["same", "stricter", "lenient", "n/a"]
 
-RULES_SPEC_VERSION = 1
+RULES_SPEC_VERSION = 2
+DOCS_REPOSITORY = "https://github.com/agui-fsm/agui-fsm"
+"""Where the rule documentation is published: ``{DOCS_REPOSITORY}/blob/main/docs/rules.md``."""
+DOCS_PAGE = "docs/rules.md"
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest input line (JSON Lines), SSE line or JSON-array element accepted (INPUT-001)."""
 
@@ -41,6 +53,15 @@ class Rule:
     verify_events: PeerVerdict
     ag_ui_validate: tuple[str, ...] = ()
     machine: str | None = None
+    reason: str = ""
+
+    @property
+    def anchor(self) -> str:
+        return self.id.lower()
+
+    @property
+    def doc_url(self) -> str:
+        return doc_url(self.id)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +73,8 @@ class Rule:
             "verify_events": self.verify_events,
             "ag_ui_validate": list(self.ag_ui_validate),
             "machine": self.machine,
+            "reason": self.reason or None,
+            "docs": self.doc_url,
         }
 
 
@@ -63,6 +86,7 @@ def _r(
     verify_events: PeerVerdict,
     ag_ui_validate: tuple[str, ...] = (),
     machine: str | None = None,
+    reason: str = "",
 ) -> Rule:
     return Rule(
         id,
@@ -73,7 +97,13 @@ def _r(
         verify_events,
         ag_ui_validate,
         machine,
+        " ".join(reason.split()),
     )
+
+
+def doc_url(rule_id: str) -> str:
+    """The stable documentation link of a rule: its anchor in ``docs/rules.md``."""
+    return f"{DOCS_REPOSITORY}/blob/main/{DOCS_PAGE}#{rule_id.lower()}"
 
 
 CATEGORIES: dict[str, str] = {
@@ -123,15 +153,19 @@ _ALL: tuple[Rule, ...] = (
        the message suggests the SCREAMING_SNAKE_CASE spelling when only the case is wrong.""",
         "stricter",
         ("AGUI503",),
+        reason="the client drops the event with a console warning: whatever it carried is lost to "
+        "every AG-UI 1.0 consumer",
     ),
     _r(
         "SCHEMA-004",
         "error",
         "Event does not match the AG-UI 1.0 schema for its type",
         """A required field is missing, a field has the wrong JSON type, a value is outside its
-       enumeration or pattern (for example a STATE_DELTA operation that is not RFC 6902).
-       Checked with the ag-ui-protocol 1.0.0 models in strict mode, so a number sent as a
-       string is reported as @ag-ui/core's zod schemas report it, not coerced.""",
+       enumeration or pattern (a float or a string timestamp, a patch operation without its
+       path). Checked with the ag-ui-protocol 1.0.0 models in strict mode, so a number sent
+       as a string is reported as @ag-ui/core's zod schemas report it, not coerced. A patch
+       operation whose 'op' is not RFC 6902 is STATE-002; a field spelled in snake_case is
+       SCHEMA-006 / SCHEMA-007.""",
         "same",
         ("AGUI504", "AGUI303"),
     ),
@@ -144,6 +178,42 @@ _ALL: tuple[Rule, ...] = (
        included), while Python models would silently read it as absent.""",
         "same",
         ("AGUI504",),
+    ),
+    _r(
+        "SCHEMA-006",
+        "error",
+        "Required field spelled in snake_case",
+        """The AG-UI wire format is camelCase: a required field sent as 'thread_id',
+       'message_id', 'tool_call_id', ... is missing for @ag-ui/client, whose zod schema rejects
+       the event. The ag-ui-protocol Python models accept both spellings (populate_by_name), so
+       a backend tested only against them passes; agui-fsm reports each such field with the
+       camelCase name to use, in nested objects too (run input, snapshot messages).""",
+        "same",
+        ("AGUI504",),
+    ),
+    _r(
+        "SCHEMA-007",
+        "error",
+        "Optional field spelled in snake_case",
+        """An optional field sent in snake_case ('parent_message_id', 'tool_calls',
+       'pending_tool_call_ids', ...) is an unknown key for @ag-ui/client: the event passes and
+       the value is silently lost. The message names the camelCase name to use.""",
+        "stricter",
+        ("AGUI504",),
+        reason="the client drops the value without a word: a parent link, the snapshot's tool "
+        "calls or the pending tool calls vanish from the thread",
+    ),
+    _r(
+        "SCHEMA-008",
+        "warning",
+        "timestamp is not in milliseconds",
+        """AG-UI timestamps are integer milliseconds since the Unix epoch. A value between
+       1e8 and 1e11 reads as seconds (time.time()), one of 1e14 or more as micro- or
+       nanoseconds. Values below 1e8 (test counters) are not judged; a float is SCHEMA-004.""",
+        "stricter",
+        (),
+        reason="the client accepts any integer, then shows seconds as dates in January 1970 "
+        "and orders events wrongly against millisecond timestamps",
     ),
     # --- INPUT -------------------------------------------------------------------------------
     _r(
@@ -193,6 +263,17 @@ _ALL: tuple[Rule, ...] = (
         "n/a",
         ("AGUI508",),
     ),
+    _r(
+        "INPUT-006",
+        "warning",
+        "Connection broke after the run ended",
+        """The live endpoint's body failed (reset, truncated) after the run had already ended
+       with RUN_FINISHED or RUN_ERROR. Nothing of the run is lost, so this is a warning, not
+       INPUT-005 (some servers close the connection this way); a client may still log a
+       network error.""",
+        "n/a",
+        ("AGUI508",),
+    ),
     # --- RUN ---------------------------------------------------------------------------------
     _r(
         "RUN-001",
@@ -213,6 +294,8 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI001",),
         "run",
+        reason="there is no run for the error to end; consumers that track runs (the run table "
+        "among them) see an error out of nowhere",
     ),
     _r(
         "RUN-003",
@@ -254,6 +337,8 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI005",),
         "run",
+        reason="a run that both finished and errored has no single outcome; consumers disagree on "
+        "which one to show",
     ),
     _r(
         "RUN-007",
@@ -266,6 +351,8 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI003", "AGUI508", "AGUI103", "AGUI203", "AGUI007", "AGUI402", "AGUI604"),
         "run",
+        reason="the client does not check the end of a stream, but a UI then shows a run that "
+        "never settles, or settles it by guesswork",
     ),
     _r(
         "RUN-008",
@@ -275,6 +362,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI008",),
         "run",
+        reason="a RUN_FINISHED with other ids may close another run than the one that streamed",
     ),
     _r(
         "RUN-009",
@@ -286,15 +374,21 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "tool_call",
+        reason="clients use the list to decide which tool calls still wait for a result; a wrong "
+        "list leaves calls waiting or skips them",
     ),
     _r(
         "RUN-010",
-        "warning",
-        "Stream carries no events",
-        """The input held no event at all.""",
-        "n/a",
+        "error",
+        "Input carries no AG-UI event",
+        """Nothing to validate: the input is empty, or it is not AG-UI at all (a README, source
+       code, binary data, text in another encoding than UTF-8) and no reader found an event
+       in it. An error, so that validating the wrong file cannot pass.""",
+        "stricter",
         (),
         "run",
+        reason="@ag-ui/client just sees a run with no events; a validator that passes an "
+        "empty or foreign input lets a check of the wrong file succeed",
     ),
     # --- TEXT --------------------------------------------------------------------------------
     _r(
@@ -316,6 +410,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI104",),
         "text_message",
+        reason="the client appends the new text to the ended message: two replies merge into one",
     ),
     _r(
         "TEXT-003",
@@ -353,6 +448,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI105",),
         "text_message",
+        reason="harmless to the client, but almost always a producer bug",
     ),
     # --- CHUNK -------------------------------------------------------------------------------
     _r(
@@ -413,13 +509,15 @@ _ALL: tuple[Rule, ...] = (
     _r(
         "TOOL-002",
         "error",
-        "toolCallId reused",
-        """TOOL_CALL_START (or a first TOOL_CALL_CHUNK) names a tool call that already ended,
-       was imported from a snapshot or the run input, or is still awaiting its result from an
-       earlier run. Stricter than verifyEvents, which only tracks open calls.""",
+        "toolCallId reused within a run",
+        """TOOL_CALL_START (or a first TOOL_CALL_CHUNK) names a tool call this run already
+       streamed and ended. Stricter than verifyEvents, which only tracks open calls. Reuse of
+       an id from an earlier run or the run's history is TOOL-012.""",
         "stricter",
         ("AGUI205",),
         "tool_call",
+        reason="the client appends the second call's arguments to the first call's: two calls "
+        "merge into one",
     ),
     _r(
         "TOOL-003",
@@ -458,6 +556,8 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI204",),
         "tool_call",
+        reason="the client hands the tool arguments it cannot parse; the tool call fails or runs "
+        "with nothing",
     ),
     _r(
         "TOOL-007",
@@ -470,6 +570,8 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI207",),
         "tool_call",
+        reason="the result attaches to no tool call the client knows: it shows an orphan tool "
+        "message",
     ),
     _r(
         "TOOL-008",
@@ -480,6 +582,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         ("AGUI206",),
         "tool_call",
+        reason="the result is shown while the arguments are still incomplete",
     ),
     _r(
         "TOOL-009",
@@ -490,16 +593,21 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "tool_call",
+        reason="the second result replaces the first in the client's thread",
     ),
     _r(
         "TOOL-010",
-        "warning",
+        "info",
         "parentMessageId names no known message",
         """TOOL_CALL_START's parentMessageId matches no message of this run, its snapshots or
-       its input. ag-ui-validate reports this at info level.""",
+       its input. AG-UI does not require the parent to be announced, and ag-ui-langgraph
+       names one on every tool-call-only turn, so this is information only (ag-ui-validate
+       reports it at info level too).""",
         "stricter",
         ("AGUI208",),
         "tool_call",
+        reason="informational: AG-UI does not require the parent message to be announced (ag-ui-"
+        "langgraph's tool-call-only turns name one that never streams)",
     ),
     _r(
         "TOOL-011",
@@ -510,6 +618,26 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "tool_call",
+        reason="the tool message the result creates replaces or merges with the message that "
+        "already has the id",
+    ),
+    _r(
+        "TOOL-012",
+        "warning",
+        "toolCallId reused from an earlier run",
+        """TOOL_CALL_START (or a first TOOL_CALL_CHUNK) names a tool call of the previous run,
+       one of an earlier run still waiting for its result, or one of a snapshot or the run
+       input: the thread then holds two tool calls with one id.
+       @ag-ui/client accepts it (verifyEvents starts afresh each run) and the reference SDK's
+       own tests stream it, so it is a warning, not an error: nothing breaks while this run
+       streams. But a later TOOL_CALL_RESULT or tool message cannot say which call it answers,
+       and model APIs that require unique tool-call ids across a conversation reject the next
+       request built from this thread.""",
+        "stricter",
+        ("AGUI205",),
+        "tool_call",
+        reason="the client keeps both calls under one id; results become ambiguous and some "
+        "model providers reject the thread's history",
     ),
     # --- REASON ------------------------------------------------------------------------------
     _r(
@@ -579,6 +707,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "reasoning_message",
+        reason="the client appends to the ended reasoning: two reasoning passages merge into one",
     ),
     _r(
         "REASON-008",
@@ -590,6 +719,8 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "reasoning_message",
+        reason="the client rejects the run only later, at RUN_FINISHED; this names the event that "
+        "caused it",
     ),
     # --- STEP --------------------------------------------------------------------------------
     _r(
@@ -641,6 +772,21 @@ _ALL: tuple[Rule, ...] = (
        unknown until the next STATE_SNAPSHOT. @ag-ui/client only logs a warning.""",
         "stricter",
         ("AGUI302", "AGUI303"),
+        reason="the client logs a warning and keeps its own state: from here on the client's state"
+        " and the agent's differ",
+    ),
+    _r(
+        "STATE-002",
+        "error",
+        "Patch operation is not an RFC 6902 operation",
+        """A STATE_DELTA or ACTIVITY_DELTA operation has a path but an 'op' that RFC 6902 does
+       not define ('merge', a number, none). @ag-ui/client accepts the event and skips that
+       operation, so the state the client keeps diverges from the agent's. agui-fsm applies
+       the other operations, as the client does.""",
+        "stricter",
+        ("AGUI303",),
+        reason="the client drops the operation without failing the run; from there on its "
+        "state differs from the agent's",
     ),
     _r(
         "ACT-001",
@@ -649,6 +795,7 @@ _ALL: tuple[Rule, ...] = (
         """No ACTIVITY_SNAPSHOT or MESSAGES_SNAPSHOT of this run created the activity
        message the delta patches.""",
         "stricter",
+        reason="the client has no activity to patch; the delta is lost",
     ),
     _r(
         "ACT-002",
@@ -656,6 +803,7 @@ _ALL: tuple[Rule, ...] = (
         "ACTIVITY_DELTA does not apply",
         """The patch fails against the activity's content.""",
         "stricter",
+        reason="the client's activity content no longer matches the agent's",
     ),
     # --- SNAP --------------------------------------------------------------------------------
     _r(
@@ -664,6 +812,7 @@ _ALL: tuple[Rule, ...] = (
         "MESSAGES_SNAPSHOT repeats a message id",
         """Two messages of the snapshot share an id; the thread keeps one of them.""",
         "stricter",
+        reason="the client keeps only one of the messages",
     ),
     _r(
         "SNAP-002",
@@ -674,6 +823,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "tool_call",
+        reason="the client cannot attach the tool message to a call",
     ),
     _r(
         "SNAP-003",
@@ -683,6 +833,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "tool_call",
+        reason="the client cannot tell the two calls apart; results attach to one of them",
     ),
     _r(
         "SNAP-004",
@@ -692,6 +843,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "tool_call",
+        reason="the client shows two results for one call, or keeps one",
     ),
     _r(
         "SNAP-005",
@@ -701,6 +853,57 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "tool_call",
+        reason="the client cannot show or replay the call's arguments",
+    ),
+    _r(
+        "SNAP-006",
+        "error",
+        "MESSAGES_SNAPSHOT renames a streamed message",
+        """A text message this run streamed is missing from a later MESSAGES_SNAPSHOT of the
+       run, which carries a new message of the same role instead (the same text under another
+       id, typically a fresh id minted for each snapshot). Clients merge a snapshot with the
+       streamed thread by id, so the reply is shown twice (assistant-ui keeps the streaming
+       message beside the snapshot's). Reported on the snapshot, with both ids.""",
+        "stricter",
+        (),
+        reason="the user sees the reply twice, or loses the streamed one",
+    ),
+    _r(
+        "SNAP-007",
+        "warning",
+        "MESSAGES_SNAPSHOT renames streamed reasoning",
+        """A reasoning message this run streamed is missing from a later MESSAGES_SNAPSHOT of
+       the run, which carries a new reasoning message instead. Clients that show reasoning
+       show it twice. A warning: the reply itself is intact, and most clients fold reasoning
+       away.""",
+        "stricter",
+        (),
+        reason="clients that show reasoning show it twice",
+    ),
+    _r(
+        "SNAP-008",
+        "error",
+        "MESSAGES_SNAPSHOT gives arguments to a tool call streamed without any",
+        """The run streamed the tool call as TOOL_CALL_START then TOOL_CALL_END with no
+       TOOL_CALL_ARGS, yet the snapshot's copy of the call carries arguments. A client
+       executes a frontend tool at TOOL_CALL_END, so it ran the tool with no arguments ({}),
+       while the thread later shows the snapshot's.""",
+        "stricter",
+        (),
+        "tool_call",
+        reason="the client ran the tool with {} and then shows other arguments than it used",
+    ),
+    _r(
+        "SNAP-009",
+        "error",
+        "MESSAGES_SNAPSHOT tool call arguments differ from the streamed ones",
+        """The snapshot's function.arguments of a tool call this run streamed are not the
+       concatenated TOOL_CALL_ARGS deltas (compared as JSON, so whitespace and key order do
+       not count). The client acted on the streamed arguments; the thread now shows others.""",
+        "stricter",
+        (),
+        "tool_call",
+        reason="the client acted on one set of arguments and shows another",
     ),
     # --- INT ---------------------------------------------------------------------------------
     _r(
@@ -712,6 +915,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "interrupt",
+        reason="a client answering the interrupt cannot tell the two apart",
     ),
     _r(
         "INT-002",
@@ -723,6 +927,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "tool_call",
+        reason="the client shows an approval for a call that cannot be approved",
     ),
     _r(
         "INT-003",
@@ -733,6 +938,8 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "interrupt",
+        reason="the client refuses to start such a run, so a recording that does it did not come "
+        "from a conforming client",
     ),
     _r(
         "INT-004",
@@ -742,6 +949,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
         (),
         "interrupt",
+        reason="the backend answers an interrupt the client never saw pending",
     ),
     _r(
         "INT-005",
@@ -819,7 +1027,7 @@ AG_UI_VALIDATE_UNMAPPED: dict[str, str] = {
     "AGUI506": "info: keepalive timing is not a protocol fault",
     "AGUI507": "info: response buffering is not a protocol fault",
     "AGUI901": "info: hygiene hint (RAW wrapping a typed event)",
-    "AGUI902": "info: timestamps are optional",
+    "AGUI902": "info: timestamps are optional (SCHEMA-008 judges their unit when present)",
     "AGUI903": "info: CUSTOM names need no namespace",
 }
 """ag-ui-validate 0.4.0 rules no agui-fsm rule covers, and why: all are info-level hints or
@@ -833,6 +1041,10 @@ def _check_catalogue() -> None:
             problems.append(f"{rule.id}: unknown category")
         if not rule.title or not rule.explanation:
             problems.append(f"{rule.id}: title and explanation are required")
+        if rule.verify_events == "stricter" and not rule.reason:
+            problems.append(f"{rule.id}: a stricter rule says why (reason)")
+        if rule.severity not in SEVERITIES:
+            problems.append(f"{rule.id}: unknown severity {rule.severity!r}")
     if len(RULES) != len(_ALL):
         problems.append("a rule id is declared twice")
     if problems:
@@ -845,7 +1057,7 @@ _check_catalogue()
 def export_rules() -> dict[str, Any]:
     """The catalogue as plain data, for ports (``specs/rules.json``)."""
     return {
-        "generated_by": "agui-fsm rules --export specs/rules.json",
+        "generated_by": "agui-fsm rules --export specs/rules.json --docs docs/rules.md",
         "version": RULES_SPEC_VERSION,
         "peers": {
             "verify_events": "@ag-ui/client 1.0.0: enforceEvents, transformChunks, verifyEvents",
@@ -857,6 +1069,12 @@ def export_rules() -> dict[str, Any]:
             "lenient": "@ag-ui/client throws where agui-fsm only warns",
             "n/a": "@ag-ui/client never sees the fault",
         },
+        "severities": {
+            "error": "the stream is invalid (exit status 1)",
+            "warning": "a defect a client survives; fails only with --fail-on warning",
+            "info": "information; never fails a stream",
+        },
+        "docs": f"{DOCS_REPOSITORY}/blob/main/{DOCS_PAGE}",
         "categories": dict(CATEGORIES),
         "defaults": {"max_line_bytes": DEFAULT_MAX_LINE_BYTES},
         "ag_ui_validate_unmapped": dict(AG_UI_VALIDATE_UNMAPPED),

@@ -443,8 +443,12 @@ def check(
     fail_fast: bool = False,
     on_violation: Callable[[Violation], None] | None = None,
     validator: Validator | None = None,
+    fail_on: str = "error",
 ) -> Report:
-    """Feed every frame to a validator (a fresh one by default) and finish the stream."""
+    """Feed every frame to a validator (a fresh one by default) and finish the stream.
+
+    ``fail_fast`` stops at the first violation ``fail_on`` counts as failing; the report
+    then says ``stopped_early``."""
     v = validator if validator is not None else Validator()
     for frame in frames:
         if frame.problem is not None:
@@ -456,8 +460,10 @@ def check(
         if on_violation is not None:
             for violation in found:
                 on_violation(violation)
-        if fail_fast and any(x.severity == "error" for x in found):
-            return v.report()
+        if fail_fast and v.fails(found, fail_on):
+            report = v.report()
+            report.stopped_early = True
+            return report
     for violation in v.finish():
         if on_violation is not None:
             on_violation(violation)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.context import MISSING, Ctx, Owners, who
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -28,7 +29,8 @@ STEP = COMPILED["step"]
 
 MAX_CARRIED_TOOL_CALLS = 10_000
 """Unresolved tool calls kept across run boundaries for cross-run results; beyond it the
-oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded."""
+oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded.
+For TOOL-012 the ids of the previous run's finished calls are kept too, one run back only."""
 
 _NO_APP_RESULT = {"has_app_result": False}
 
@@ -36,11 +38,12 @@ _NO_APP_RESULT = {"has_app_result": False}
 class TextMessages:
     """TEXT_MESSAGE_* per messageId (text_message table) and the run's known message ids."""
 
-    __slots__ = ("ctx", "known", "msgs", "owners")
+    __slots__ = ("ctx", "known", "msgs", "owners", "record")
 
-    def __init__(self, ctx: Ctx, owners: Owners) -> None:
+    def __init__(self, ctx: Ctx, owners: Owners, record: Streamed) -> None:
         self.ctx = ctx
         self.owners = owners
+        self.record = record
         self.msgs: dict[str, Lifecycle] = {}
         self.known: set[str] = set()
 
@@ -48,7 +51,7 @@ class TextMessages:
         self.msgs.clear()
         self.known.clear()
 
-    def _open(self, mid: str, tag: str | None, trigger: str) -> Lifecycle:
+    def _open(self, mid: str, tag: str | None, trigger: str, role: str | None) -> Lifecycle:
         self.owners.check(self.ctx, self.owners.message, "message", mid, tag)
         lc = self.msgs.get(mid)
         if lc is not None and not lc.can(trigger):
@@ -63,6 +66,7 @@ class TextMessages:
         lc.fire(trigger)
         self.owners.claim(self.owners.message, mid, tag)
         self.known.add(mid)
+        self.record.text(mid, role)
         return lc
 
     def start(self, ev) -> None:
@@ -75,7 +79,7 @@ class TextMessages:
                 "TEXT_MESSAGE_END before starting it again",
             )
             return
-        self._open(mid, ev.subagent_run_id, "TEXT_MESSAGE_START")
+        self._open(mid, ev.subagent_run_id, "TEXT_MESSAGE_START", ev.role)
 
     def _require_open(self, mid: str, rule: str) -> Lifecycle | None:
         lc = self.msgs.get(mid)
@@ -104,6 +108,7 @@ class TextMessages:
                 f"TEXT_MESSAGE_CONTENT for {ev.message_id!r} has an empty delta; drop the event",
             )
         lc.fire("TEXT_MESSAGE_CONTENT")
+        self.record.text_delta(ev.message_id, ev.delta)
 
     def end(self, ev) -> None:
         lc = self._require_open(ev.message_id, "TEXT-004")
@@ -114,7 +119,7 @@ class TextMessages:
         )
         lc.fire("TEXT_MESSAGE_END")
 
-    def open_chunk(self, mid: str, tag: str | None) -> bool:
+    def open_chunk(self, mid: str, tag: str | None, role: str | None) -> bool:
         """A first TEXT_MESSAGE_CHUNK; True when closing its stream must end the message."""
         lc = self.msgs.get(mid)
         if lc is not None and lc.state == "open":
@@ -125,13 +130,14 @@ class TextMessages:
                 "it a second time. Use one form per message",
             )
             return False
-        self._open(mid, tag, "TEXT_MESSAGE_CHUNK")
+        self._open(mid, tag, "TEXT_MESSAGE_CHUNK", role)
         return True
 
-    def chunk(self, mid: str) -> None:
+    def chunk(self, mid: str, delta: str | None = None) -> None:
         lc = self.msgs.get(mid)
         if lc is not None and lc.can("TEXT_MESSAGE_CHUNK"):
             lc.fire("TEXT_MESSAGE_CHUNK")
+            self.record.text_delta(mid, delta)
 
     def close_chunk(self, mid: str) -> None:
         lc = self.msgs.get(mid)
@@ -148,25 +154,32 @@ class TextMessages:
 
 
 class ToolCall:
-    __slots__ = ("args", "bracket", "lc", "run")
+    """One toolCallId; ``bracket`` (streamed by a START or CHUNK) is False for an import."""
+
+    __slots__ = ("args", "bracket", "lc", "run", "streamed")
 
     def __init__(self, lc: Lifecycle, run: int, bracket: bool = False) -> None:
         self.lc = lc
         self.run = run
         self.bracket = bracket
+        self.streamed = bracket
         self.args: list[str] | None = [] if bracket else None
 
 
 class ToolCalls:
     """TOOL_CALL_* and results per toolCallId (tool_call table), across runs."""
 
-    __slots__ = ("calls", "ctx", "known_messages", "owners", "run")
+    __slots__ = ("calls", "ctx", "earlier", "known_messages", "owners", "record", "run")
 
-    def __init__(self, ctx: Ctx, owners: Owners, known_messages: set[str]) -> None:
+    def __init__(
+        self, ctx: Ctx, owners: Owners, known_messages: set[str], record: Streamed
+    ) -> None:
         self.ctx = ctx
         self.owners = owners
         self.known_messages = known_messages
+        self.record = record
         self.calls: dict[str, ToolCall] = {}
+        self.earlier: frozenset[str] = frozenset()  # the previous run's finished calls
         self.run = 0
 
     def reset_run(self) -> None:
@@ -178,6 +191,7 @@ class ToolCalls:
         excess = len(self.calls) - MAX_CARRIED_TOOL_CALLS
         for tid in list(self.calls)[: max(excess, 0)]:
             del self.calls[tid]
+        self.earlier = frozenset(done)
 
     def _check_start_owner(self, tid: str, parent: str | None, tag: str | None) -> None:
         # verifyEvents 1.0.0: a tool call belongs to the message that carries it.
@@ -215,13 +229,21 @@ class ToolCalls:
                 "no message seen in this run; stream the assistant "
                 "message first or use its id",
             )
-        if tid in self.calls:
+        old = self.calls.pop(tid, None)
+        if old is not None and old.streamed and old.run == self.run:
             self.ctx.emit(
                 "TOOL-002",
-                f"toolCallId {tid!r} is already used by a tool call that "
-                f"is {self.calls[tid].lc.state}; give every call a fresh id",
+                f"toolCallId {tid!r} is already used by a tool call of this run that "
+                f"is {old.lc.state}; give every call a fresh id",
             )
-            del self.calls[tid]
+        elif old is not None or tid in self.earlier:
+            where = "an earlier run" if old is None or old.streamed else "the thread's history"
+            state = f" (still {old.lc.state})" if old is not None else ""
+            self.ctx.emit(
+                "TOOL-012",
+                f"toolCallId {tid!r} already names a tool call of {where}{state}; the thread "
+                "now holds two calls with one id. Give every call a fresh id",
+            )
         call = self.calls[tid] = ToolCall(Lifecycle(TOOL, tid), self.run, bracket=True)
         call.lc.fire(trigger)
 
@@ -283,6 +305,7 @@ class ToolCalls:
         call.bracket = False
         text = "".join(call.args or ())
         call.args = None
+        self.record.tool_args(tid, text)
         if call.lc.can("TOOL_CALL_END"):
             call.lc.fire("TOOL_CALL_END")
         if text.strip():
@@ -413,11 +436,12 @@ class ReasoningItem:
 class Reasoning:
     """REASONING_* per messageId (reasoning_message table)."""
 
-    __slots__ = ("ctx", "items", "owners")
+    __slots__ = ("ctx", "items", "owners", "record")
 
-    def __init__(self, ctx: Ctx, owners: Owners) -> None:
+    def __init__(self, ctx: Ctx, owners: Owners, record: Streamed) -> None:
         self.ctx = ctx
         self.owners = owners
+        self.record = record
         self.items: dict[str, ReasoningItem] = {}
 
     def reset_run(self) -> None:
@@ -457,6 +481,7 @@ class Reasoning:
         self.owners.check(self.ctx, self.owners.reasoning, "reasoning message", mid, tag)
         self.owners.claim(self.owners.reasoning, mid, tag)
         item = self._item(mid)
+        self.record.reasoning_message(mid)
         if item.lc.can(trigger):
             item.lc.fire(trigger)
             return
@@ -501,6 +526,7 @@ class Reasoning:
         item = self._require_message(ev, "REASON-003")
         if item is not None:
             item.lc.fire("REASONING_MESSAGE_CONTENT")
+            self.record.reasoning_delta(ev.message_id, ev.delta)
 
     def message_end(self, ev) -> None:
         item = self._require_message(ev, "REASON-004")
@@ -549,10 +575,11 @@ class Reasoning:
         self._open_message(mid, tag, "REASONING_MESSAGE_CHUNK")
         return True
 
-    def chunk(self, mid: str) -> None:
+    def chunk(self, mid: str, delta: str | None = None) -> None:
         item = self.items.get(mid)
         if item is not None and item.lc.can("REASONING_MESSAGE_CHUNK"):
             item.lc.fire("REASONING_MESSAGE_CHUNK")
+            self.record.reasoning_delta(mid, delta)
 
     def close_chunk(self, mid: str) -> None:
         item = self.items.get(mid)

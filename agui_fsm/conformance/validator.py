@@ -21,10 +21,13 @@ from typing import Any, get_args
 from ag_ui.core import BaseEvent, Event
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.context import Ctx, Owners
-from agui_fsm.conformance.report import Report, Violation
+from agui_fsm.conformance.report import FAIL_ON, Report, Violation
+from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents, history
+from agui_fsm.conformance.wire import foreign_patch_ops, snake_case_fields, timestamp_unit
 from agui_fsm.events import type_of
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -35,6 +38,9 @@ _CLASSES: dict[str, type[BaseModel]] = {
 }
 _BY_SQUASHED = {re.sub(r"[_\-\s]", "", name).lower(): name for name in _CLASSES}
 _RUN_EVENTS = ("RUN_STARTED", "RUN_FINISHED", "RUN_ERROR")
+# A transport fault once the run has settled loses nothing of it: reported as a warning.
+_AFTER_RUN = {"INPUT-005": "INPUT-006"}
+_SETTLED = ("draining", "errored")
 _OWN_LANE, _ALL_LANES = 1, 2
 # Which events end an open *_CHUNK stream, exactly as @ag-ui/client's transformChunks.
 _CLOSES: dict[str, int] = {
@@ -114,19 +120,21 @@ class Validator:
     ``feed(event)`` takes one event (a camelCase wire dict, its JSON text, or an
     ``ag_ui.core`` model) and returns the violations it causes; ``finish()`` runs the
     end-of-stream checks (a run left open, chunk streams to close). ``report()`` is the
-    :class:`~agui_fsm.conformance.report.Report` of everything so far.
+    :class:`~agui_fsm.conformance.report.Report` of everything so far. ``rules`` overrides
+    severities by rule id (``{"TOOL-010": "off", "RUN-006": "error"}``).
 
     >>> v = Validator()
     >>> v.feed({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi"})[0].rule
     'RUN-001'
     """
 
-    def __init__(self) -> None:
-        ctx = self._ctx = Ctx()
+    def __init__(self, rules: Mapping[str, Level] | None = None) -> None:
+        ctx = self._ctx = Ctx(rules)
         owners = self._owners = Owners()
-        self._text = TextMessages(ctx, owners)
-        self._tools = ToolCalls(ctx, owners, self._text.known)
-        self._reasoning = Reasoning(ctx, owners)
+        streamed = self._streamed = Streamed()
+        self._text = TextMessages(ctx, owners, streamed)
+        self._tools = ToolCalls(ctx, owners, self._text.known, streamed)
+        self._reasoning = Reasoning(ctx, owners, streamed)
         self._steps = Steps(ctx)
         self._lanes = ChunkLanes(ctx, self._text, self._tools, self._reasoning)
         self._state = SharedState(ctx)
@@ -201,6 +209,10 @@ class Validator:
         ctx = self._begin(line)
         if not takes_position:
             self._events -= 1
+        if rule in _AFTER_RUN and self._run.state in _SETTLED:
+            rule = _AFTER_RUN[rule]
+            ended = "RUN_FINISHED" if self._run.state == "draining" else "RUN_ERROR"
+            message = f"after the run had ended with {ended}, {message}"
         ctx.emit(rule, message)
         return self._end()
 
@@ -214,7 +226,12 @@ class Validator:
         self._lanes.close_all()
         state = self._run.state
         if self._events == 0:
-            ctx.emit("RUN-010", "the input holds no AG-UI event")
+            ctx.emit(
+                "RUN-010",
+                "the input holds no AG-UI event: it is empty, or not AG-UI (JSON Lines, a "
+                "JSON array of events or an SSE stream of data: frames, in UTF-8); nothing "
+                "was validated",
+            )
         elif state == "running" and (self._started or self._implicit):
             still = self._open_items()
             run = f"run {self._run_ids[1]!r}" if self._run_ids[1] else "a run"
@@ -231,6 +248,11 @@ class Validator:
 
     def report(self) -> Report:
         return Report(events=self._events, violations=list(self._violations))
+
+    def fails(self, found: list[Violation], fail_on: str = "error") -> bool:
+        """True when one of ``found`` has a severity that ``fail_on`` counts as failing."""
+        failing = FAIL_ON[fail_on]
+        return any(v.severity in failing for v in found)
 
     # --- plumbing ------------------------------------------------------------------------
     def _begin(self, line: int | None) -> Ctx:
@@ -249,6 +271,7 @@ class Validator:
         ctx = self._ctx
         if isinstance(event, BaseEvent):
             ctx.event_type = type_of(event)
+            self._timestamp(event.timestamp)
             return event
         raw = event
         if isinstance(raw, str | bytes | bytearray):
@@ -282,10 +305,13 @@ class Validator:
                 ),
             )
             return None
+        self._wire_names(kind, raw)
+        raw = self._patch_ops(kind, raw)
         try:
             ev = _EVENT.validate_python(raw, strict=True)
         except ValidationError as exc:
             return self._schema_error(kind, raw, exc)
+        self._timestamp(ev.timestamp)
         nulls = explicit_nulls(ev)
         if nulls:
             ctx.emit(
@@ -294,6 +320,48 @@ class Validator:
                 f"{', '.join(sorted(nulls))}; leave absent fields out",
             )
         return ev
+
+    def _wire_names(self, kind: str, raw: Mapping[str, Any]) -> None:
+        found = snake_case_fields(_CLASSES[kind], raw)
+        if not found:
+            return
+        for rule, required in (("SCHEMA-006", True), ("SCHEMA-007", False)):
+            names = [f.describe() for f in found if f.required is required]
+            if names:
+                what = "required" if required else "optional"
+                self._ctx.emit(
+                    rule,
+                    f"{kind} spells {what} field(s) {', '.join(names)} in snake_case; the "
+                    "AG-UI wire format is camelCase"
+                    + (" and @ag-ui/client rejects the event" if required else "")
+                    + (", and @ag-ui/client ignores the value" if not required else ""),
+                )
+
+    def _patch_ops(self, kind: str, raw: Mapping[str, Any]) -> Mapping[str, Any]:
+        """STATE-002, and the event without those operations (what the client applies)."""
+        foreign = foreign_patch_ops(kind, raw)
+        if not foreign:
+            return raw
+        key = "delta" if kind == "STATE_DELTA" else "patch"
+        ops = raw[key]
+        for i in foreign:
+            self._ctx.emit(
+                "STATE-002",
+                f"{kind} operation {i} has op {ops[i].get('op')!r}, which RFC 6902 does not "
+                f"define (add, remove, replace, move, copy, test); @ag-ui/client skips it, "
+                "so the client's state no longer matches the agent's",
+            )
+        skip = set(foreign)
+        return {**raw, key: [op for i, op in enumerate(ops) if i not in skip]}
+
+    def _timestamp(self, value: Any) -> None:
+        unit = timestamp_unit(value)
+        if unit is not None:
+            self._ctx.emit(
+                "SCHEMA-008",
+                f"timestamp {value} looks like {unit} since the epoch; AG-UI timestamps are "
+                "integer milliseconds (Date.now(), time.time_ns() // 1_000_000)",
+            )
 
     def _schema_error(self, kind: str, raw: Mapping[str, Any], exc: ValidationError):
         errors = exc.errors()
@@ -402,12 +470,14 @@ class Validator:
             for part in (self._text, self._tools, self._reasoning, self._steps, self._subagents):
                 part.reset_run()
             self._owners.clear()
+            self._streamed.reset_run()
         run_input = getattr(ev, "input", None)
         has_state = run_input is not None and run_input.state is not None
         self._state.reset_run(run_input.state if has_state else None, has_state)
         self._interrupts.run_started(run_input)
         if run_input is not None and run_input.messages:
             self._import(run_input.messages, authoritative=False)
+            self._streamed.known(m.id for m in run_input.messages)
 
     def _import(self, messages: list, *, authoritative: bool) -> None:
         answered = history(self._ctx, messages, check=authoritative)
@@ -502,6 +572,8 @@ class Validator:
 
     # --- the rest of the thread ----------------------------------------------------------
     def _messages_snapshot(self, ev) -> None:
+        still_open = frozenset(self._text.open_ids() + self._reasoning.open_messages())
+        self._streamed.check(self._ctx, ev.messages, still_open)
         self._import(ev.messages, authoritative=True)
         self._interrupts.supersede("MESSAGES_SNAPSHOT")
 
@@ -540,17 +612,18 @@ class Validator:
             return
         if pending is not None:
             if lanes.agree(pending, role=ev.role, name=ev.name):
-                self._text.chunk(pending.id)
+                self._text.chunk(pending.id, ev.delta)
             return
         if ev.message_id is None:
             self._ctx.emit(
                 "CHUNK-001", "the first TEXT_MESSAGE_CHUNK of a message needs a messageId"
             )
             return
-        synthetic = self._text.open_chunk(ev.message_id, ev.subagent_run_id)
+        synthetic = self._text.open_chunk(ev.message_id, ev.subagent_run_id, ev.role)
         lanes.open(
             lane, "text", ev.message_id, synthetic, role=ev.role or "assistant", name=ev.name
         )
+        self._text.chunk(ev.message_id, ev.delta)
 
     def _tool_chunk(self, ev) -> None:
         lanes = self._lanes
@@ -588,7 +661,7 @@ class Validator:
         if lanes.aborted(lane):
             return
         if pending is not None:
-            self._reasoning.chunk(pending.id)
+            self._reasoning.chunk(pending.id, ev.delta)
             return
         if ev.message_id is None:
             self._ctx.emit(
@@ -597,19 +670,28 @@ class Validator:
             return
         synthetic = self._reasoning.open_chunk(ev.message_id, ev.subagent_run_id)
         lanes.open(lane, "reasoning", ev.message_id, synthetic)
+        self._reasoning.chunk(ev.message_id, ev.delta)
 
 
 def validate(
-    events: Iterable[Mapping[str, Any] | BaseEvent | str | bytes], *, fail_fast: bool = False
+    events: Iterable[Mapping[str, Any] | BaseEvent | str | bytes],
+    *,
+    fail_fast: bool = False,
+    rules: Mapping[str, Level] | None = None,
+    fail_on: str = "error",
 ) -> Report:
     """Validate a whole stream of AG-UI events (wire dicts, JSON texts or ag_ui.core models).
 
-    With ``fail_fast`` it stops at the first error and skips the end-of-stream checks.
+    ``rules`` overrides severities (``{"TOOL-010": "off"}``). With ``fail_fast`` it stops at
+    the first violation that ``fail_on`` (``error`` or ``warning``) counts as failing, skips
+    the end-of-stream checks and marks the report ``stopped_early``.
     """
-    validator = Validator()
+    validator = Validator(rules)
     for event in events:
         found = validator.feed(event)
-        if fail_fast and any(v.severity == "error" for v in found):
-            return validator.report()
+        if fail_fast and validator.fails(found, fail_on):
+            report = validator.report()
+            report.stopped_early = True
+            return report
     validator.finish()
     return validator.report()

