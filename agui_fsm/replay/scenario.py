@@ -1,4 +1,4 @@
-"""The scenario format v1 (``shared/SCENARIOS.md``): what the agent streams, what the user does."""
+"""Scenario format v1.1 (``shared/SCENARIOS.md``): what the agent streams, what the user does."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ class ScenarioOptions(BaseModel):
     auto_cancel_pending_tool_calls: bool = Field(True, alias="autoCancelPendingToolCalls")
     show_thinking: bool = Field(True, alias="showThinking")
     history: bool = False
+    tools: dict[str, dict[str, Any]] | None = None
+    """v1.1 front-end tools: name -> {"result": v} | {"error": msg} | {"echoArgs": true}."""
 
 
 class Action(BaseModel):
