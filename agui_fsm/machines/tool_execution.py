@@ -27,6 +27,11 @@ DONE = ("executing", "submitted")
 TERMINAL = ("submitted", "skipped", "discarded", "unowned")
 DISCARDING = ("append", "reload", "cancel")
 
+#: The order in which the calls one update makes runnable start. ``@assistant-ui/core``
+#: 0.3.35 starts them last-first (an artefact of its stream pipeline, observable in the
+#: order tools are called); the spec profile follows the thread.
+START_ORDER = {"spec": "thread", "reference": "reverse"}
+
 TOOL_EXECUTION = MachineTable(
     name="tool_execution",
     description="One client-executed tool call: tracked arguments, exactly one execution, "

@@ -24,7 +24,7 @@ from typing import Any
 
 from agui_fsm.errors import AguiFsmError, UsageError
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.machines.tool_execution import DISCARDING
+from agui_fsm.machines.tool_execution import DISCARDING, START_ORDER
 from agui_fsm.spec import COMPILED_BY_PROFILE
 
 log = logging.getLogger("agui_fsm.runtime.tools")
@@ -286,6 +286,7 @@ class ToolExecutor:
     # -- execution -------------------------------------------------------------------------------
 
     def _settle_waiting(self) -> None:
+        runnable = []
         for entry in list(self._entries.values()):
             if entry.life.state not in ("streaming", "stuck"):
                 continue
@@ -301,7 +302,11 @@ class ToolExecutor:
                     entry.life.instance,
                 )
             elif "call_tool" in taken.effects:
-                self._start(entry)
+                runnable.append(entry)
+        if START_ORDER[self.profile] == "reverse":
+            runnable.reverse()
+        for entry in runnable:
+            self._start(entry)
 
     def _start(self, entry: _Entry) -> None:
         args = parse_args(entry.args_text)
