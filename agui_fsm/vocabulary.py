@@ -26,7 +26,6 @@ CLIENT_ACTIONS: dict[str, str] = {
     "observe_args": "a thread update shows a tool call's argsText other than the one tracked",
     "observe_result": "a thread update shows a tool call's result set, replaced or cleared",
     "observe_removed": "a thread update no longer shows a tool call the executor tracks",
-    "execute": "the client tool executor calls the registered tool with the parsed arguments",
     "snapshot": "the aggregator's snapshot for a later event of the same stream re-asserts "
     "its own status over one the client set",
 }

@@ -144,6 +144,7 @@ class ToolExecutor:
         self._discarded_turn = False
         self._tasks: set[asyncio.Task] = set()
         self._observing = False
+        self._closed = False
 
     # -- public observation ------------------------------------------------------------------
 
@@ -152,10 +153,28 @@ class ToolExecutor:
         entry = self._entries.get(tool_call_id)
         return entry.life.state if entry else "absent"
 
+    def states(self) -> dict[str, str]:
+        """Every tracked toolCallId and its ``tool_execution`` state."""
+        return {tool_call_id: e.life.state for tool_call_id, e in self._entries.items()}
+
+    @property
+    def pending(self) -> int:
+        """How many tools are running or still submitting their result."""
+        return sum(not t.done() for t in self._tasks)
+
     @property
     def busy(self) -> bool:
         """Whether a tool is running or its result is still being submitted."""
-        return any(not t.done() for t in self._tasks)
+        return self.pending > 0
+
+    def cancel(self) -> list[asyncio.Task]:
+        """Stop: cancel the tools still running (their results are never submitted) and
+        run no more; returns the cancelled tasks, to be awaited on their loop."""
+        self._closed = True
+        pending = [t for t in self._tasks if not t.done()]
+        for task in pending:
+            task.cancel()
+        return pending
 
     async def settled(self) -> None:
         """Wait until no tool runs and no submission (with the resume it caused) is pending."""
@@ -309,6 +328,8 @@ class ToolExecutor:
             self._start(entry)
 
     def _start(self, entry: _Entry) -> None:
+        if self._closed:
+            return
         args = parse_args(entry.args_text)
         self.executions.append(Execution(entry.life.instance, entry.name, args))
         task = asyncio.ensure_future(self._run_tool(entry, args))
