@@ -739,7 +739,10 @@ class Harness:
                 for k, life in getattr(self.runtime, "_interrupt_lives", {}).items()
             ),
             list(obs.executions),
-            sorted(self.runtime.tool_executor.states().items())
+            # The executor's calls of tool "fe" (calls of "f" are inert: never run).
+            sorted(
+                item for item in self.runtime.tool_executor.states().items() if item[1] != "unowned"
+            )
             if self.runtime.tool_executor is not None
             else [],
         ]

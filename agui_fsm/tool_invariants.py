@@ -13,10 +13,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agui_fsm.invariants import Observation, Step
 
-# Steps through which interrupts may legitimately go: the user answers or leaves them, the
-# thread is replaced from history, or the agent itself streams (its events and errors may
-# replace its own interrupts).
-_ANSWERING_ACTIONS = ("submit_interrupt_responses", "cancel", "append", "reload", "load_history")
+
+# Steps through which interrupts may legitimately go: the user acts (answers them, answers a
+# tool call, starts a new turn, cancels, loads history), or the agent streams (its events
+# and errors may replace its own interrupts). Left: the stream ending normally, when the
+# client's tool executor acts, and set_state / resume.
+_USER_ACTIONS = (
+    "submit_interrupt_responses",
+    "add_tool_result",
+    "cancel",
+    "append",
+    "reload",
+    "load_history",
+)
 # What a tool result fabricated from unparsable arguments looks like (assistant-stream's
 # text for it, the #5130 failure).
 PARSE_ERROR_MARK = "Function parameter parsing failed"
@@ -47,7 +56,7 @@ def interrupts_not_abandoned_by_internal_errors(
         for part in message.get("content", ())
         if _is_parse_error(part)
     ]
-    if step.kind in ("event", "stream") or step.name in _ANSWERING_ACTIONS:
+    if step.kind == "event" or step.name == "agent_error" or step.name in _USER_ACTIONS:
         return problems
     still = {i.get("id") for i in after.pending_interrupts}
     problems += [

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Scenario replay driver for the published @assistant-ui/react-ag-ui runtime.
 //
-// Reads scenario files (format v1, see SCENARIOS.md in the shared folder),
+// Reads scenario files (format v1.1, see SCENARIOS.md in the shared folder),
 // plays each one through a fresh AgUiThreadRuntimeCore driven by a scripted
 // @ag-ui/client AbstractAgent, and prints the normalized thread as JSON.
 //

@@ -150,7 +150,7 @@ def test_check_lists_what_it_waives_and_skips() -> None:
     assert outcome.exit_code == 0, outcome.output
     assert "skipped: validator_agrees" in outcome.output
     assert all(f"waived: {f.key}" in outcome.output for f in KNOWN_FINDINGS)
-    assert "checking 7 invariants" in outcome.output
+    assert "checking 9 invariants" in outcome.output
 
 
 COUNTEREXAMPLES = Path(__file__).parent / "counterexamples"

@@ -31,6 +31,8 @@ log = logging.getLogger("agui_fsm.runtime.tools")
 
 Tool = Callable[[Any], Any]
 _NOT_JSON = object()
+_UNCHANGED = object()
+_DELTA_TRIGGERS = frozenset({"TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"})
 
 
 class ToolArgsDiagnostic(AguiFsmError):
@@ -140,6 +142,8 @@ class ToolExecutor:
         self.executions: list[Execution] = []
         self.diagnostics: list[ToolArgsDiagnostic] = []
         self._entries: dict[str, _Entry] = {}
+        self._walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
+        """id(message) -> (message, content list walked, its toolCallIds)."""
         self._first = True
         self._discarded_turn = False
         self._tasks: set[asyncio.Task] = set()
@@ -211,19 +215,59 @@ class ToolExecutor:
     def _observe(self, runtime: Any) -> None:
         restore = self._first or bool(getattr(runtime, "is_loading", False))
         self._first = False
-        seen: set[str] = set()
-        for _message_id, part in tool_call_parts(runtime.messages):
+        walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
+        changed = False
+        for message in runtime.messages:
+            key = id(message)
+            before = self._walked.get(key)
+            content = self._content_if_changed(message, before)
+            if content is _UNCHANGED:
+                walked[key] = before  # type: ignore[assignment]
+                continue
+            ids = self._walk_message(content, restore)
+            walked[key] = (message, content, ids)
+            changed = changed or before is None or before[2] != ids
+        changed = changed or walked.keys() != self._walked.keys()
+        self._walked = walked
+        if changed:
+            seen = {i for _m, _c, ids in walked.values() for i in ids}
+            for tool_call_id, entry in self._entries.items():
+                if tool_call_id not in seen and entry.life.can("observe_removed"):
+                    entry.life.fire("observe_removed")
+        if not runtime.is_running and not restore:
+            self._settle_waiting()
+
+    @staticmethod
+    def _content_if_changed(message: Any, before: tuple | None) -> Any:
+        """The message's content, or :data:`_UNCHANGED` when it cannot hold new tool-call
+        data: the same content list as last walked, or a run's snapshot for a text or
+        reasoning delta (tool-call parts are untouched by those; reading the content
+        would cost O(parts) per delta)."""
+        if before is not None and before[0] is not message:
+            before = None
+        source = getattr(message, "source", None)
+        if before is not None and source is not None and source.trigger in _DELTA_TRIGGERS:
+            return _UNCHANGED
+        content = getattr(message, "content", None)
+        if content is None and isinstance(message, Mapping):
+            content = message.get("content")
+        if before is not None and before[1] is content:
+            return _UNCHANGED
+        return content
+
+    def _walk_message(self, content: Any, restore: bool) -> tuple[str, ...]:
+        ids = []
+        for _message_id, part in tool_call_parts([{"content": content}]):
             tool_call_id = part.get("toolCallId")
             if not isinstance(tool_call_id, str):
                 self._report("TOOL-PART-MALFORMED", "a tool-call part has no toolCallId")
                 continue
-            seen.add(tool_call_id)
+            ids.append(tool_call_id)
+            entry = self._entries.get(tool_call_id)
+            if entry is not None and entry.part is part:
+                continue
             self._observe_part(tool_call_id, part, restore)
-        for tool_call_id, entry in self._entries.items():
-            if tool_call_id not in seen and entry.life.can("observe_removed"):
-                entry.life.fire("observe_removed")
-        if not runtime.is_running and not restore:
-            self._settle_waiting()
+        return tuple(ids)
 
     def _observe_part(self, tool_call_id: str, part: Mapping[str, Any], restore: bool) -> None:
         args_text = part.get("argsText")
