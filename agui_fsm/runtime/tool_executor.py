@@ -16,108 +16,29 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import logging
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from agui_fsm.errors import AguiFsmError, UsageError
-from agui_fsm.machines.table import Lifecycle
+from agui_fsm.errors import UsageError
+from agui_fsm.machines.table import PROFILES, Lifecycle
 from agui_fsm.machines.tool_execution import DISCARDING, START_ORDER
+from agui_fsm.runtime.tool_parts import (
+    DELTA_TRIGGERS,
+    NOT_JSON,
+    UNCHANGED,
+    Entry,
+    Execution,
+    Tool,
+    ToolArgsDiagnostic,
+    equal_json,
+    parse_args,
+    result_of,
+    tool_call_parts,
+)
 from agui_fsm.spec import COMPILED_BY_PROFILE
 
 log = logging.getLogger("agui_fsm.runtime.tools")
-
-Tool = Callable[[Any], Any]
-_NOT_JSON = object()
-_UNCHANGED = object()
-_DELTA_TRIGGERS = frozenset({"TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"})
-
-
-class ToolArgsDiagnostic(AguiFsmError):
-    """The executor did not run a tool because of its arguments (never a tool failure).
-
-    ``rule`` is ``TOOL-ARGS-STALE`` (the run settled and the tracked argsText does not
-    parse: the call waits, no parse-error result is submitted), ``TOOL-ARGS-DIVERGED`` (a
-    snapshot's argsText is not an extension of the tracked one and was not adopted) or
-    ``TOOL-PART-MALFORMED`` (a tool-call part without a string toolCallId was skipped).
-    """
-
-    def __init__(self, rule: str, message: str, tool_call_id: str | None = None) -> None:
-        super().__init__(message)
-        self.rule = rule
-        self.tool_call_id = tool_call_id
-
-
-@dataclass(frozen=True)
-class Execution:
-    """One call of a registered tool, in the order they happened."""
-
-    tool_call_id: str
-    tool_name: str
-    args: Any
-
-
-def parse_args(text: Any) -> Any:
-    """``text`` parsed as JSON, or :data:`_NOT_JSON` (JSON.parse's view of completeness)."""
-    if not isinstance(text, str):
-        return _NOT_JSON
-    try:
-        return json.loads(text)
-    except ValueError:
-        return _NOT_JSON
-
-
-def equal_json(a: Any, b: Any) -> bool:
-    """Deep JSON equality: key order ignored, ``1`` and ``True`` kept apart."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(equal_json(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(equal_json(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
-
-
-class _Entry:
-    """What the executor knows of one toolCallId: its machine and the tracked argsText."""
-
-    __slots__ = ("args_text", "diverged", "life", "name", "part", "raised", "result")
-
-    def __init__(self, life: Lifecycle, name: str, args_text: str) -> None:
-        self.life = life
-        self.name = name
-        self.args_text = args_text
-        self.part: Mapping[str, Any] = {}
-        self.result: tuple[Any, ...] = ()
-        """``()`` while the part shows no result, else ``(result,)`` as last seen."""
-        self.raised = False
-        self.diverged = ""
-        """The last divergent argsText reported, so each is reported once."""
-
-
-def tool_call_parts(messages: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """``(message_id, part)`` for every tool-call part, nested ``messages`` included (D.1).
-
-    Malformed items (E.1, E.2) are skipped here, silently: a message without a content
-    list, a part that is not a mapping or not a tool call."""
-    for message in messages or ():
-        content = getattr(message, "content", None)
-        if content is None and isinstance(message, Mapping):
-            content = message.get("content")
-        if not isinstance(content, list):
-            continue
-        message_id = getattr(message, "id", None)
-        if message_id is None and isinstance(message, Mapping):
-            message_id = message.get("id")
-        for part in content:
-            if not isinstance(part, Mapping) or part.get("type") != "tool-call":
-                continue
-            yield message_id, part
-            nested = part.get("messages")
-            if isinstance(nested, list):
-                yield from tool_call_parts(nested)
 
 
 class ToolExecutor:
@@ -135,13 +56,15 @@ class ToolExecutor:
                     f"tools[{name!r}] is not callable: tools= takes the functions the client "
                     "runs; the definitions sent to the agent go in tool_definitions="
                 )
+        if profile not in COMPILED_BY_PROFILE:
+            raise UsageError(f"unknown profile {profile!r}: expected one of {PROFILES}")
         self.runtime = runtime
         self.tools = dict(tools)
         self.profile = profile
         self.machine = COMPILED_BY_PROFILE[profile]["tool_execution"]
         self.executions: list[Execution] = []
         self.diagnostics: list[ToolArgsDiagnostic] = []
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[str, Entry] = {}
         self._walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
         """id(message) -> (message, content list walked, its toolCallIds)."""
         self._first = True
@@ -221,7 +144,7 @@ class ToolExecutor:
             key = id(message)
             before = self._walked.get(key)
             content = self._content_if_changed(message, before)
-            if content is _UNCHANGED:
+            if content is UNCHANGED:
                 walked[key] = before  # type: ignore[assignment]
                 continue
             ids = self._walk_message(content, restore)
@@ -239,20 +162,20 @@ class ToolExecutor:
 
     @staticmethod
     def _content_if_changed(message: Any, before: tuple | None) -> Any:
-        """The message's content, or :data:`_UNCHANGED` when it cannot hold new tool-call
+        """The message's content, or :data:`UNCHANGED` when it cannot hold new tool-call
         data: the same content list as last walked, or a run's snapshot for a text or
         reasoning delta (tool-call parts are untouched by those; reading the content
         would cost O(parts) per delta)."""
         if before is not None and before[0] is not message:
             before = None
         source = getattr(message, "source", None)
-        if before is not None and source is not None and source.trigger in _DELTA_TRIGGERS:
-            return _UNCHANGED
+        if before is not None and source is not None and source.trigger in DELTA_TRIGGERS:
+            return UNCHANGED
         content = getattr(message, "content", None)
         if content is None and isinstance(message, Mapping):
             content = message.get("content")
         if before is not None and before[1] is content:
-            return _UNCHANGED
+            return UNCHANGED
         return content
 
     def _walk_message(self, content: Any, restore: bool) -> tuple[str, ...]:
@@ -275,16 +198,16 @@ class ToolExecutor:
         entry = self._entries.get(tool_call_id)
         if entry is None:
             name = part.get("toolName") if isinstance(part.get("toolName"), str) else ""
-            entry = _Entry(Lifecycle(self.machine, tool_call_id), name, args_text)
+            entry = Entry(Lifecycle(self.machine, tool_call_id), name, args_text)
             entry.part = part
-            entry.result = _result_of(part)
+            entry.result = result_of(part)
             self._entries[tool_call_id] = entry
             entry.life.fire("observe_call", self._guards(entry, part, args_text, restore))
             return
         if restore and entry.life.state != "restored":
             return
         entry.part = part
-        result = _result_of(part)
+        result = result_of(part)
         if result != entry.result:
             entry.result = result
             self._fire(entry, "observe_result", part, args_text)
@@ -293,7 +216,7 @@ class ToolExecutor:
         if args_text != entry.args_text:
             self._observe_args(entry, part, args_text)
 
-    def _observe_args(self, entry: _Entry, part: Mapping[str, Any], args_text: str) -> None:
+    def _observe_args(self, entry: Entry, part: Mapping[str, Any], args_text: str) -> None:
         taken = self._fire(entry, "observe_args", part, args_text)
         if taken is None:
             return
@@ -311,14 +234,14 @@ class ToolExecutor:
         else:
             entry.args_text = args_text
 
-    def _fire(self, entry: _Entry, trigger: str, part: Mapping[str, Any], args_text: str):
+    def _fire(self, entry: Entry, trigger: str, part: Mapping[str, Any], args_text: str):
         guards = self._guards(entry, part, args_text, restore=False)
         if not entry.life.can(trigger, guards):
             return None
         return entry.life.fire(trigger, guards)
 
     def _guards(
-        self, entry: _Entry, part: Mapping[str, Any], args_text: str, restore: bool
+        self, entry: Entry, part: Mapping[str, Any], args_text: str, restore: bool
     ) -> Callable[[str], bool]:
         def guard(name: str) -> bool:
             if name == "is_restore":
@@ -335,11 +258,11 @@ class ToolExecutor:
                 return args_text.startswith(entry.args_text)
             if name == "equivalent_json":
                 old, new = parse_args(entry.args_text), parse_args(args_text)
-                return old is not _NOT_JSON and new is not _NOT_JSON and equal_json(old, new)
+                return old is not NOT_JSON and new is not NOT_JSON and equal_json(old, new)
             if name == "divergent_complete":
-                return parse_args(args_text) is not _NOT_JSON
+                return parse_args(args_text) is not NOT_JSON
             if name == "args_complete":
-                return parse_args(entry.args_text) is not _NOT_JSON
+                return parse_args(entry.args_text) is not NOT_JSON
             if name == "tool_raised":
                 return entry.raised
             return False
@@ -371,7 +294,7 @@ class ToolExecutor:
         for entry in runnable:
             self._start(entry)
 
-    def _start(self, entry: _Entry) -> None:
+    def _start(self, entry: Entry) -> None:
         if self._closed:
             return
         args = parse_args(entry.args_text)
@@ -380,7 +303,7 @@ class ToolExecutor:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run_tool(self, entry: _Entry, args: Any) -> None:
+    async def _run_tool(self, entry: Entry, args: Any) -> None:
         try:
             result = self.tools[entry.name](args)
             if inspect.isawaitable(result):
@@ -403,10 +326,6 @@ class ToolExecutor:
         self.diagnostics.append(diagnostic)
         self.runtime.diagnostics.append(Diagnostic(diagnostic, None, None))
         log.info("%s", message)
-
-
-def _result_of(part: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (part["result"],) if "result" in part else ()
 
 
 __all__ = ["Execution", "Tool", "ToolArgsDiagnostic", "ToolExecutor", "tool_call_parts"]

@@ -305,6 +305,8 @@ def test_a_raising_tool_submits_an_error_result() -> None:
 def test_tools_must_be_callables_definitions_go_elsewhere() -> None:
     with pytest.raises(UsageError, match="tool_definitions="):
         runtime(tools={"search": {"description": "s", "parameters": {}}})
+    with pytest.raises(UsageError, match="unknown profile"):
+        runtime(tools={"search": print}, profile="strict")
 
 
 # -- the declaration -------------------------------------------------------------------------
