@@ -985,6 +985,23 @@ KNOWN_FINDINGS: tuple[Finding, ...] = (
             "cancel",
         ),
     ),
+    Finding(
+        "interrupt-abandoned-by-refused-resume",
+        "interrupts_not_abandoned_by_internal_errors",
+        r"abandoned by stream_end",
+        "a client result made a resume due during a run that then ends with an interrupt: "
+        "the deferred resume is refused for that interrupt (InterruptPendingError), the run "
+        "fails and the interrupt is dropped with it, so nothing can answer it (the reference "
+        "does the same)",
+        (
+            "append",
+            "TEXT_MESSAGE_CHUNK(m2)",
+            "MESSAGES_SNAPSHOT",
+            "add_tool_result(tc1)",
+            "RUN_FINISHED(interrupt)",
+            "stream_end",
+        ),
+    ),
 )
 
 
