@@ -69,6 +69,7 @@ class ToolExecutor:
         """id(message) -> (message, content list walked, its toolCallIds)."""
         self._first = True
         self._discarded_turn = False
+        self._was_running = False
         self._tasks: set[asyncio.Task] = set()
         self._observing = False
         self._closed = False
@@ -138,6 +139,9 @@ class ToolExecutor:
     def _observe(self, runtime: Any) -> None:
         restore = self._first or bool(getattr(runtime, "is_loading", False))
         self._first = False
+        if runtime.is_running and not self._was_running:
+            self._discarded_turn = False  # a new run: the cancelled turn is over
+        self._was_running = runtime.is_running
         walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
         changed = False
         for message in runtime.messages:

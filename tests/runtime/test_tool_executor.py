@@ -200,6 +200,21 @@ def test_a_new_turn_reload_or_cancel_discards_calls_not_yet_run(action: str) -> 
     run(go())
 
 
+def test_after_a_cancel_only_the_cancelled_turn_is_discarded() -> None:
+    async def go() -> None:
+        host, ex, calls = echo_executor()
+        show(host, ex, running=True)
+        ex.on_action("cancel")
+        show(host, ex, part('{"n":1}'))  # shown after the cancel, in its turn
+        show(host, ex, part('{"n":1}'), part('{"n":2}', tool_call_id="tc2"), running=True)
+        show(host, ex, part('{"n":1}'), part('{"n":2}', tool_call_id="tc2"))
+        await settle(ex)
+        assert ex.state_of("tc1") == "discarded"
+        assert calls == [{"n": 2}]
+
+    run(go())
+
+
 def test_malformed_updates_are_skipped_never_raised() -> None:  # E.1, E.2, E.4
     async def go() -> None:
         host, ex, calls = echo_executor()
