@@ -288,6 +288,66 @@ HISTORY = [
     },
 ]
 
+# Front-end tool letters: the harness registers a client tool "fe" (tool "f" is not one).
+# A call of it streamed complete, streamed as an unfinished prefix, and a snapshot that
+# re-serializes its arguments complete (#5130).
+FRONT_END_TOOL = "fe"
+_FE_CALL = {"toolCallId": "tc2", "toolCallName": FRONT_END_TOOL, "parentMessageId": "m1"}
+_FE_LETTERS: dict[str, Letter] = {
+    "complete": _event("TOOL_CALL_CHUNK", "TOOL_CALL_CHUNK(tc2,fe)", **_FE_CALL, delta='{"a":1}'),
+    "prefix": _event(
+        "TOOL_CALL_CHUNK", "TOOL_CALL_CHUNK(tc2,fe,prefix)", **_FE_CALL, delta='{"a":'
+    ),
+    "snapshot": _event(
+        "MESSAGES_SNAPSHOT",
+        "MESSAGES_SNAPSHOT(fe compact)",
+        messages=[
+            {"id": "u1", "role": "user", "content": "hello"},
+            {
+                "id": "m1",
+                "role": "assistant",
+                "content": "",
+                "toolCalls": [
+                    {"id": "tc2", "type": "function",
+                     "function": {"name": FRONT_END_TOOL, "arguments": '{"a": 1}'}}
+                ],
+            },
+        ],
+    ),
+}  # fmt: skip
+_TOOL_OBSERVATIONS: dict[str, Callable[[], list[Letter]]] = {
+    "observe_call": lambda: list(_FE_LETTERS.values()),
+    "observe_args": lambda: [_FE_LETTERS["prefix"], _FE_LETTERS["snapshot"]],
+    "observe_result": lambda: (
+        [x for x in EVENT_BUILDERS["TOOL_CALL_RESULT"]() if "tc2" in x.key]
+        + [x for x in ACTIONS["add_tool_result"]() if "tc2" in x.key]
+    ),
+    "observe_removed": lambda: [
+        x for x in EVENT_BUILDERS["MESSAGES_SNAPSHOT"]() if x.key == "MESSAGES_SNAPSHOT(text)"
+    ],
+}
+
+
+# An alphabet for the front-end tool executor (invariants 9 and 10): the #5130 prefix and
+# its compact snapshot, an interrupt to leave pending, and the user's answers.
+FRONT_END_ALPHABET: tuple[str, ...] = (
+    "append",
+    "cancel",
+    "submit_interrupt_responses(resolved)",
+    "TOOL_CALL_CHUNK(tc2,fe)",
+    "TOOL_CALL_CHUNK(tc2,fe,prefix)",
+    "MESSAGES_SNAPSHOT(fe compact)",
+    "MESSAGES_SNAPSHOT(text)",
+    "RUN_FINISHED",
+    "RUN_FINISHED(interrupt)",
+    "stream_end",
+)
+
+
+def _front_end_tool(args: Any) -> Any:
+    return {"ran": args}
+
+
 # Client-action triggers of the tables that are not themselves an operation: the letters
 # that make the runtime fire them.
 _INDIRECT: dict[str, Callable[[], list[Letter]]] = {
@@ -302,6 +362,7 @@ _INDIRECT: dict[str, Callable[[], list[Letter]]] = {
         *EVENT_BUILDERS["TEXT_MESSAGE_CONTENT"](),
         *EVENT_BUILDERS["TOOL_CALL_ARGS"](),
     ],
+    **_TOOL_OBSERVATIONS,
 }
 
 
@@ -571,6 +632,7 @@ class Harness:
             history=self.history,
             thread_id="t1",
             id_factory=lambda: f"gen-{next(counter)}",
+            tools={FRONT_END_TOOL: _front_end_tool},
             **extra,
         )
         self.observation = self.observe(None, {})
@@ -633,6 +695,10 @@ class Harness:
             resume_due=getattr(rt, "_pending_resume", None) is not None,
             model_state=model_state,
             client_results=client_results,
+            executions=tuple(
+                (e.tool_call_id, e.tool_name)
+                for e in (rt.tool_executor.executions if rt.tool_executor else ())
+            ),
         )
 
     def fingerprint(self) -> str:
@@ -672,6 +738,13 @@ class Harness:
                 f"{k}:{life.state}"
                 for k, life in getattr(self.runtime, "_interrupt_lives", {}).items()
             ),
+            list(obs.executions),
+            # The executor's calls of tool "fe" (calls of "f" are inert: never run).
+            sorted(
+                item for item in self.runtime.tool_executor.states().items() if item[1] != "unowned"
+            )
+            if self.runtime.tool_executor is not None
+            else [],
         ]
         text = json.dumps(data, sort_keys=True, default=str)
         # Streamed text is abstracted to "some text": no invariant reads it and the
@@ -794,6 +867,8 @@ class Harness:
         for _ in range(_MAX_TICKS):
             await asyncio.sleep(0)
             pending = sum(not t.done() for t in self.tasks)
+            if self.runtime.tool_executor is not None:
+                pending += self.runtime.tool_executor.pending
             if not pending:
                 return
             # Quiet when every open stream is parked and each pending operation is the
@@ -811,7 +886,9 @@ class Harness:
 
     def close(self) -> None:
         """Cancel what still runs; close the loop if the harness made it."""
+        executor = self.runtime.tool_executor
         pending = [t for t in self.tasks if not t.done()]
+        pending += executor.cancel() if executor is not None else []
         for task in pending:
             task.cancel()
         if pending:
@@ -906,6 +983,23 @@ KNOWN_FINDINGS: tuple[Finding, ...] = (
             "TOOL_CALL_RESULT(tc1)",
             "add_tool_result(tc1)",
             "cancel",
+        ),
+    ),
+    Finding(
+        "interrupt-abandoned-by-refused-resume",
+        "interrupts_not_abandoned_by_internal_errors",
+        r"abandoned by stream_end",
+        "a client result made a resume due during a run that then ends with an interrupt: "
+        "the deferred resume is refused for that interrupt (InterruptPendingError), the run "
+        "fails and the interrupt is dropped with it, so nothing can answer it (the reference "
+        "does the same)",
+        (
+            "append",
+            "TEXT_MESSAGE_CHUNK(m2)",
+            "MESSAGES_SNAPSHOT",
+            "add_tool_result(tc1)",
+            "RUN_FINISHED(interrupt)",
+            "stream_end",
         ),
     ),
 )

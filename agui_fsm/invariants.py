@@ -28,6 +28,10 @@ import jsonpatch
 from agui_fsm.errors import PATCH_ERRORS, AguiFsmError, InterruptPendingError, UsageError
 from agui_fsm.machines.run import SETTLED
 from agui_fsm.machines.tool_call import OPEN_ARGS
+from agui_fsm.tool_invariants import (
+    front_end_tools_run_at_most_once,
+    interrupts_not_abandoned_by_internal_errors,
+)
 
 LIVE_RUN_STATES = ("running", "draining")
 HALF_WAY_TOOL_STATES = (*OPEN_ARGS, "args_ended")
@@ -99,6 +103,8 @@ class Observation:
     resume_due: bool = False
     model_state: Any = None
     client_results: Mapping[str, Any] = field(default_factory=dict)
+    executions: tuple[tuple[str, str], ...] = ()
+    """``(toolCallId, toolName)`` of every front-end tool the client ran, in order."""
 
     @property
     def message_ids(self) -> list[str]:
@@ -537,6 +543,8 @@ ALL_INVARIANTS: tuple[Invariant, ...] = tuple(
             state_follows_snapshots_and_deltas,
             tool_calls_end_resolved_or_pending,
             validator_agrees,
+            front_end_tools_run_at_most_once,
+            interrupts_not_abandoned_by_internal_errors,
         ),
         start=1,
     )

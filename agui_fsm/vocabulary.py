@@ -22,6 +22,10 @@ CLIENT_ACTIONS: dict[str, str] = {
     "import_snapshot": "the item arrived in a MESSAGES_SNAPSHOT or loaded history",
     "interrupt": "a RUN_FINISHED interrupt outcome names this item",
     "auto_cancel": "append or reload resolves unresolved tool calls as cancelled",
+    "observe_call": "a thread update shows a tool call the client tool executor has not seen",
+    "observe_args": "a thread update shows a tool call's argsText other than the one tracked",
+    "observe_result": "a thread update shows a tool call's result set, replaced or cleared",
+    "observe_removed": "a thread update no longer shows a tool call the executor tracks",
     "snapshot": "the aggregator's snapshot for a later event of the same stream re-asserts "
     "its own status over one the client set",
 }

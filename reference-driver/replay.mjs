@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Scenario replay driver for the published @assistant-ui/react-ag-ui runtime.
 //
-// Reads scenario files (format v1, see SCENARIOS.md in the shared folder),
+// Reads scenario files (format v1.1, see SCENARIOS.md in the shared folder),
 // plays each one through a fresh AgUiThreadRuntimeCore driven by a scripted
 // @ag-ui/client AbstractAgent, and prints the normalized thread as JSON.
 //
@@ -48,6 +48,10 @@ const { fromAgUiMessages } = await import(
   fromPackage("dist", "runtime", "adapter", "conversions.js")
 );
 const { fromThreadMessageLike, generateId } = await import("@assistant-ui/core");
+// The external-store runtime core is what useAgUiRuntime builds on: it constructs the
+// ToolInvocationTracker, feeds it every thread update and routes its results to the store's
+// onAddToolResult. It is only exported through the package's "./internal" entry.
+const { ExternalStoreRuntimeCore } = await import("@assistant-ui/core/internal");
 const { AbstractAgent, EventSchemas } = await import("@ag-ui/client");
 const { Observable } = await import("rxjs");
 const { ToolResponse } = await import("assistant-stream");
@@ -223,8 +227,78 @@ class Replay {
       ...(history ? { history } : {}),
       notifyUpdate: () => {
         this.updates += 1;
+        this.scheduleHostUpdate();
       },
     });
+
+    // v1.1 front-end tools: the host useAgUiRuntime builds, without React.
+    this.executions = [];
+    this.toolSpecs = options.tools && typeof options.tools === "object" ? options.tools : null;
+    this.host = null;
+    if (this.toolSpecs) this.host = this.createHost();
+  }
+
+  // One deterministic front-end tool per scenario entry (SCENARIOS.md, "Front-end tools").
+  scenarioTools() {
+    const tools = {};
+    for (const [name, spec] of Object.entries(this.toolSpecs)) {
+      tools[name] = {
+        type: "frontend",
+        execute: async (args, context) => {
+          this.executions.push({ toolCallId: context.toolCallId, toolName: name, args });
+          if (spec && "error" in spec) throw new Error(String(spec.error));
+          if (spec && spec.echoArgs) return { args };
+          return spec?.result;
+        },
+      };
+    }
+    return tools;
+  }
+
+  // The store useAgUiRuntime hands useExternalStoreRuntime, for the parts the tracker reads.
+  hostStore() {
+    const core = this.core;
+    return {
+      isLoading: core.isLoading,
+      messageRepository: core.getMessageRepository(),
+      state: core.getState(),
+      isRunning: core.isRunning(),
+      unstable_enableToolInvocations: true,
+      setToolStatuses: () => {},
+      onNew: (message) => core.append(message),
+      onEdit: (message) => core.edit(message),
+      onReload: (parentId, config) => core.reload(parentId, config),
+      onCancel: async () => {
+        core.cancel();
+      },
+      onAddToolResult: (options) => core.addToolResult(options),
+      onResume: (config) => core.resume(config),
+      setMessages: (messages) => core.applyExternalMessages(messages),
+      onImport: (messages) => core.applyExternalMessages(messages),
+      onLoadExternalState: (state) => core.loadExternalState(state),
+    };
+  }
+
+  createHost() {
+    const host = new ExternalStoreRuntimeCore(this.hostStore());
+    const tools = this.scenarioTools();
+    host.registerModelContextProvider({ getModelContext: () => ({ tools }) });
+    return host;
+  }
+
+  // React re-renders after notifyUpdate and hands the hook's new store to the runtime; one
+  // microtask stands in for that render, coalescing the updates of one synchronous burst.
+  scheduleHostUpdate() {
+    if (!this.host || this.hostUpdateQueued) return;
+    this.hostUpdateQueued = true;
+    queueMicrotask(() => {
+      this.hostUpdateQueued = false;
+      this.host.setAdapter(this.hostStore());
+    });
+  }
+
+  get hostThread() {
+    return this.host?.threads.getMainThreadRuntimeCore();
   }
 
   // A user action. Returns what the runtime returns (a promise for the
@@ -234,7 +308,7 @@ class Replay {
     switch (action.op) {
       case "append": {
         const messages = core.getMessages();
-        return core.append({
+        const message = {
           createdAt: new Date(),
           role: "user",
           content: [{ type: "text", text: action.text ?? "" }],
@@ -243,7 +317,15 @@ class Replay {
           runConfig: {},
           parentId: action.parentId !== undefined ? action.parentId : (messages.at(-1)?.id ?? null),
           sourceId: null,
-        });
+        };
+        if (!this.host) return core.append(message);
+        // ExternalStoreThreadRuntimeCore.append: a user turn first discards the tracker's
+        // pending calls (and waits for executions in flight), then calls onNew.
+        return (async () => {
+          const settled = this.hostThread._toolInvocations?.abort({ discardPending: true });
+          if (settled) await settled;
+          return core.append(message);
+        })();
       }
       case "reload": {
         const messages = core.getMessages();
@@ -256,6 +338,7 @@ class Replay {
         // MessageRuntime.reload: only assistant messages, regenerated from their parent.
         if (target.role !== "assistant") throw new Error("Can only reload assistant messages");
         const parentId = index > 0 ? messages[index - 1].id : null;
+        if (this.host) return this.hostThread.startRun({ parentId, sourceId: target.id, runConfig: {} });
         return core.reload(parentId, { runConfig: {} });
       }
       case "addToolResult": {
@@ -285,6 +368,7 @@ class Replay {
       case "submitInterruptResponses":
         return core.submitInterruptResponses(action.responses ?? []);
       case "cancel":
+        if (this.host) return this.hostThread.cancelRun();
         return core.cancel();
       case "setState":
         return core.setState(action.state);
@@ -323,7 +407,8 @@ class Replay {
       this.core.isRunning() ||
       this.activeRunAgentCalls > 0 ||
       this.pendingActions.size > 0 ||
-      this.core.isLoading
+      this.core.isLoading ||
+      Boolean(this.host && this.hostThread.isRunning)
     );
   }
 
@@ -371,6 +456,7 @@ class Replay {
       errors: this.errors,
     };
     if (this.hasHistory) out.persisted = [...this.persisted];
+    if (this.toolSpecs) out.executions = this.executions.map((e) => structuredClone(e));
     return normalize(out, this.scenario);
   }
 }
@@ -460,6 +546,8 @@ function normalize(out, scenario) {
     if ("toolCallId" in interrupt) interrupt.toolCallId = rename(interrupt.toolCallId);
   }
   if (result.persisted) result.persisted = result.persisted.map(rename);
+  if (result.executions)
+    for (const execution of result.executions) execution.toolCallId = rename(execution.toolCallId);
   return result;
 }
 

@@ -96,7 +96,7 @@ INTERRUPTED = assistant(
 
 
 def test_all_invariants_are_numbered_named_and_documented() -> None:
-    assert [i.number for i in ALL_INVARIANTS] == list(range(1, 9))
+    assert [i.number for i in ALL_INVARIANTS] == list(range(1, 11))
     assert [i.name for i in ALL_INVARIANTS] == [
         "no_overlapping_runs",
         "no_advance_past_interrupt",
@@ -106,6 +106,8 @@ def test_all_invariants_are_numbered_named_and_documented() -> None:
         "state_follows_snapshots_and_deltas",
         "tool_calls_end_resolved_or_pending",
         "validator_agrees",
+        "front_end_tools_run_at_most_once",
+        "interrupts_not_abandoned_by_internal_errors",
     ]
     assert all(i.doc and "\n" not in i.doc for i in ALL_INVARIANTS)
 

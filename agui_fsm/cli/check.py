@@ -21,6 +21,7 @@ from pathlib import Path
 import click
 
 from agui_fsm.explore import (
+    FRONT_END_ALPHABET,
     INTERRUPT_ID,
     KNOWN_FINDINGS,
     MESSAGE_IDS,
@@ -49,10 +50,11 @@ from agui_fsm.invariants import ALL_INVARIANTS
 @click.option(
     "--alphabet",
     "which",
-    type=click.Choice(["small", "full"]),
+    type=click.Choice(["small", "full", "tools"]),
     default="small",
     show_default=True,
-    help="small: the CI alphabet; full: every letter the scenario format can say.",
+    help="small: the CI alphabet; full: every letter the scenario format can say; tools: "
+    "the front-end tool executor's letters (FRONT_END_ALPHABET).",
 )
 @click.option(
     "--skip",
@@ -85,7 +87,8 @@ def check(
     quiet: bool,
 ) -> None:
     """Explore every sequence up to --depth and check every invariant at every step."""
-    letters = alphabet("full" if which == "full" else None)
+    names = {"full": "full", "tools": FRONT_END_ALPHABET}.get(which)
+    letters = alphabet(names)
     invariants = tuple(i for i in ALL_INVARIANTS if i.name not in skip)
     if waive_known:
         invariants = waive(invariants, KNOWN_FINDINGS)

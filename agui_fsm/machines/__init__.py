@@ -8,6 +8,7 @@ from agui_fsm.machines.step import STEP
 from agui_fsm.machines.table import CompiledMachine, MachineTable, Transition, edge
 from agui_fsm.machines.text_message import TEXT_MESSAGE
 from agui_fsm.machines.tool_call import TOOL_CALL
+from agui_fsm.machines.tool_execution import TOOL_EXECUTION
 
 ALL_TABLES: tuple[MachineTable, ...] = (
     RUN,
@@ -17,6 +18,7 @@ ALL_TABLES: tuple[MachineTable, ...] = (
     TEXT_MESSAGE,
     REASONING_MESSAGE,
     STEP,
+    TOOL_EXECUTION,
 )
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "STEP",
     "TEXT_MESSAGE",
     "TOOL_CALL",
+    "TOOL_EXECUTION",
     "CompiledMachine",
     "MachineTable",
     "Transition",

@@ -3,7 +3,8 @@
 An id is *generated* when it appears nowhere in the input file (as a string
 value). Ids are looked for where the output has them, in this order: each
 message's ``id`` and then its tool-call parts' ``toolCallId``; each pending
-interrupt's ``id`` and ``toolCallId``; then ``persisted``. The reference driver
+interrupt's ``id`` and ``toolCallId``; then ``persisted``; then each execution's
+``toolCallId`` (v1.1). The reference driver
 (``reference-driver/replay.mjs``) walks the output the same way, so two
 implementations that agree print the same ``$n``.
 """
@@ -59,4 +60,6 @@ def normalize_output(
                 interrupt[key] = rename(interrupt[key])
     if "persisted" in output:
         output["persisted"] = [rename(i) for i in output["persisted"]]
+    for execution in output.get("executions", ()):
+        execution["toolCallId"] = rename(execution["toolCallId"])
     return output

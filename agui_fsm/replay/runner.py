@@ -10,7 +10,7 @@ action is pending and the event loop has gone quiet.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from agui_fsm.errors import UsageError
@@ -65,8 +65,27 @@ class MemoryHistory:
         self.persisted.append(item.message.id)
 
 
+def scenario_tool(spec: dict[str, Any]) -> Callable[[Any], Any]:
+    """The deterministic tool a v1.1 ``options.tools`` entry declares."""
+
+    def tool(args: Any) -> Any:
+        if "error" in spec:
+            raise ScenarioToolError(str(spec["error"]))
+        if spec.get("echoArgs"):
+            return {"args": args}
+        return spec.get("result")
+
+    return tool
+
+
+class ScenarioToolError(Exception):
+    """The failure an ``{"error": ...}`` scenario tool raises."""
+
+
 class Replay:
-    def __init__(self, scenario: Scenario, raw: Any, *, lenient: bool = False) -> None:
+    def __init__(
+        self, scenario: Scenario, raw: Any, *, lenient: bool = False, profile: str = "spec"
+    ) -> None:
         self.scenario = scenario
         self.raw = raw
         self.errors: list[dict[str, Any]] = []
@@ -74,6 +93,8 @@ class Replay:
             MemoryHistory(scenario.history or []) if scenario.has_history_adapter else None
         )
         self.agent = ScenarioAgent(self)
+        specs = scenario.options.tools
+        self.tools = {n: scenario_tool(s or {}) for n, s in (specs or {}).items()}
         self.runtime = ThreadRuntime(
             self.agent,
             show_thinking=scenario.options.show_thinking,
@@ -81,6 +102,8 @@ class Replay:
             history=self.history,
             lenient=lenient,
             thread_id="t1",
+            tools=self.tools,
+            profile=profile,
         )
         self.step = 0
         self._actions: set[asyncio.Task] = set()
@@ -104,13 +127,18 @@ class Replay:
             if self._actions:
                 await asyncio.wait(set(self._actions))
                 quiet = 0
-            elif self.runtime.is_running or self.runtime.is_loading:
+            elif self.runtime.is_running or self.runtime.is_loading or self._tools_busy:
                 quiet = 0
             else:
                 quiet += 1
                 if quiet >= QUIET_TICKS:
                     return
         raise RuntimeError(f"scenario did not settle after {MAX_TICKS} event-loop ticks")
+
+    @property
+    def _tools_busy(self) -> bool:
+        executor = self.runtime.tool_executor
+        return executor is not None and executor.busy
 
     async def play(self, rename: IdNormalizer | None = None) -> dict[str, Any]:
         if self.history is not None:
@@ -134,6 +162,12 @@ class Replay:
         }
         if self.history is not None:
             out["persisted"] = list(self.history.persisted)
+        if self.scenario.options.tools is not None:
+            executor = runtime.tool_executor
+            out["executions"] = [
+                {"toolCallId": e.tool_call_id, "toolName": e.tool_name, "args": e.args}
+                for e in (executor.executions if executor else [])
+            ]
         return normalize_output(out, self.raw, rename)
 
 
@@ -200,6 +234,7 @@ def part_output(part: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def replay_scenario(raw: Any, *, lenient: bool = False) -> dict[str, Any]:
+def replay_scenario(raw: Any, *, lenient: bool = False, profile: str = "spec") -> dict[str, Any]:
     """The normalized output (``SCENARIOS.md``) of replaying the scenario JSON ``raw``."""
-    return asyncio.run(Replay(parse_scenario(raw), raw, lenient=lenient).play())
+    replay = Replay(parse_scenario(raw), raw, lenient=lenient, profile=profile)
+    return asyncio.run(replay.play())

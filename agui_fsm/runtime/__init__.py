@@ -3,6 +3,7 @@
 * :class:`ThreadRuntime` — the thread and its operations (append, reload, cancel,
   add_tool_result, submit_interrupt_responses, resume, steer_away, set_state,
   load_history).
+* :class:`ToolExecutor` — runs the front-end tools given as ``tools=`` once per call.
 * :class:`Message` — a thread message (assistant-ui ``ThreadMessage`` shape).
 * :func:`from_agui_messages` / :func:`to_agui_messages` — AG-UI messages <-> thread.
 """
@@ -14,6 +15,7 @@ from agui_fsm.runtime.messages import Message
 from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
 from agui_fsm.runtime.run import AgentRunError
 from agui_fsm.runtime.state import apply_state_delta
+from agui_fsm.runtime.tool_executor import ToolArgsDiagnostic, ToolExecutor
 
 __all__ = [
     "AgentRunError",
@@ -24,6 +26,8 @@ __all__ = [
     "MessageRepository",
     "RepositoryItem",
     "ThreadRuntime",
+    "ToolArgsDiagnostic",
+    "ToolExecutor",
     "apply_state_delta",
     "from_agui_messages",
     "to_agui_messages",

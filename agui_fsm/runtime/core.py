@@ -46,6 +46,7 @@ from agui_fsm.runtime.messages import (
 from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
 from agui_fsm.runtime.run import AgentRunError, RunContext
 from agui_fsm.runtime.runs import RunOps
+from agui_fsm.runtime.tool_executor import Tool, ToolExecutor
 from agui_fsm.runtime.tool_results import ToolResultOps, all_resolved
 from agui_fsm.spec import COMPILED
 
@@ -88,7 +89,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     (an adapter, see :mod:`agui_fsm.runtime.history`), ``lenient`` (record protocol
     violations as :attr:`diagnostics` instead of failing the run), ``validator`` (a
     factory of incremental validators; default: :class:`agui_fsm.conformance.Validator`
-    if installed; ``False`` to validate nothing), ``tools``/``system``/
+    if installed; ``False`` to validate nothing), ``tool_definitions``/``system``/
     ``forwarded_props`` (what each run input carries), ``thread_id``,
     ``on_error``/``on_cancel``/``on_update`` callbacks and ``id_factory``.
 
@@ -99,6 +100,10 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     ``concurrent_runs`` (default True, as the reference) lets append, reload and resume
     start a run while another streams; False refuses them with a :class:`UsageError`
     until it has settled. A resume that tool results make due never overlaps a run.
+
+    ``tools``: the front-end tools the client runs itself, ``{name: callable}`` (sync or
+    async, taking the parsed arguments); see :mod:`agui_fsm.runtime.tool_executor`.
+    ``profile`` (``spec`` or ``reference``) selects the behaviour profile.
     """
 
     def __init__(
@@ -110,7 +115,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         history: Any = None,
         lenient: bool = False,
         validator: Any = None,
-        tools: Mapping[str, Any] | None = None,
+        tools: Mapping[str, Tool] | None = None,
+        tool_definitions: Mapping[str, Any] | None = None,
         system: str | None = None,
         forwarded_props: Mapping[str, Any] | None = None,
         thread_id: str | None = None,
@@ -120,6 +126,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         id_factory: Callable[[], str] = default_id,
         concurrent_runs: bool = True,
         validation: str = "client",
+        profile: str = "spec",
     ) -> None:
         self.agent = agent
         self.concurrent_runs = concurrent_runs
@@ -130,7 +137,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         self.auto_cancel_pending_tool_calls = auto_cancel_pending_tool_calls
         self.lenient = lenient
         self.validator_factory = validator
-        self.tools = tools
+        self.tool_definitions = tool_definitions
+        self.profile = profile
         self.system = system
         self.forwarded_props = dict(forwarded_props or {})
         self.thread_id = thread_id or getattr(agent, "thread_id", None) or "main"
@@ -153,6 +161,10 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         self.reported_errors: list[BaseException] = []
         self.is_loading = False
         self._loaded = False
+        self._observers: list[Any] = []
+        self.tool_executor = ToolExecutor(self, tools, profile) if tools else None
+        if self.tool_executor is not None:
+            self.add_observer(self.tool_executor)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -233,7 +245,20 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
 
     # -- plumbing ----------------------------------------------------------------------------
 
+    def add_observer(self, observer: Any) -> None:
+        """Watch the thread: ``observer.on_update(runtime)`` after every update (as the
+        reference host feeds its tracker ``setState({messages, isRunning})``), and
+        ``observer.on_action(name)`` when ``append``, ``reload`` or ``cancel`` begins."""
+        self._observers.append(observer)
+        observer.on_update(self)
+
+    def _announce(self, action: str) -> None:
+        for observer in self._observers:
+            observer.on_action(action)
+
     def _notify(self) -> None:
+        for observer in self._observers:
+            observer.on_update(self)
         if self.on_update is not None:
             self.on_update(self)
 
@@ -425,6 +450,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
             role = message.role
         runs = start_run if start_run is not None else role == "user"
         if runs:
+            self._announce("append")
             self._assert_no_pending_interrupts()
             self._assert_may_start("append")
             self._maybe_auto_cancel()
@@ -462,6 +488,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
                 parent_id = None
             else:
                 parent_id = found[1] if found[0].role == "assistant" else target
+        self._announce("reload")
         self._assert_no_pending_interrupts()
         self._assert_may_start("reload")
         self._maybe_auto_cancel()
@@ -512,6 +539,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
 
     async def cancel(self) -> None:
         """Abort the active run: its message ends incomplete/cancelled, the stream is closed."""
+        self._announce("cancel")
         run = self._run
         if run is None:
             return

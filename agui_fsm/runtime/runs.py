@@ -65,7 +65,7 @@ class RunOps:
             "runId": run_id,
             "state": self._state,
             "messages": to_agui_messages(messages, new_id=self.new_id),
-            "tools": to_agui_tools(self.tools),
+            "tools": to_agui_tools(self.tool_definitions),
             "context": [{"description": "system", "value": self.system}] if self.system else [],
             "forwardedProps": forwarded,
         }

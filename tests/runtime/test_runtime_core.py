@@ -46,7 +46,7 @@ def test_a_stream_without_run_finished_still_completes() -> None:
 def test_the_run_input_has_the_reference_shape() -> None:
     rt, agent = runtime(
         stream(),
-        tools={"search": {"description": "s", "parameters": {}}},
+        tool_definitions={"search": {"description": "s", "parameters": {}}},
         system="be brief",
         forwarded_props={"model": "m"},
         thread_id="th",

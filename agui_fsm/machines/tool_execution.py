@@ -1,0 +1,134 @@
+"""Client tool execution, one per toolCallId per execution boundary (one executor's lifetime).
+
+The executor (:mod:`agui_fsm.runtime.tool_executor`) watches every thread update, as
+``@assistant-ui/core``'s ``ToolInvocationTracker`` watches the host's
+``setState({messages, isRunning})``, and turns what changed on each tool-call part into a
+trigger of this table: the call appeared, its argsText changed, its result was set,
+replaced or cleared, it left the thread, the run settled, the user started a new turn,
+reloaded or cancelled. A registered tool runs exactly once per toolCallId, whatever later
+updates do; each case of assistant-ui's ``EDGE_CASES.md`` is a named edge or guard below
+(the letters in the guard and effect docs).
+
+The #5130 divergence: a backend whose last snapshot re-serializes the arguments (formatted
+JSON streamed, compact JSON in MESSAGES_SNAPSHOT) leaves the tracked prefix stale. In the
+``spec`` profile a divergent argsText that is complete JSON replaces the tracked one
+(``replace_args``) and the tool runs once with it; the ``reference`` profile keeps the stale
+prefix, as ``@assistant-ui/core`` 0.3.35 does, and the call waits forever. In both profiles
+a prefix that never parses is never executed nor answered with a parse-error result: it is
+reported as a diagnostic (``report_stale_args``) and a pending interrupt stays pending.
+"""
+
+from agui_fsm.machines.table import MachineTable, edge
+
+WAITING = ("streaming", "stuck")
+"""Tracked calls that have not run yet: arguments may still change."""
+DONE = ("executing", "submitted")
+"""Calls whose tool has been called: never called again."""
+TERMINAL = ("submitted", "skipped", "discarded", "unowned")
+DISCARDING = ("append", "reload", "cancel")
+
+#: The order in which the calls one update makes runnable start. ``@assistant-ui/core``
+#: 0.3.35 starts them last-first (an artefact of its stream pipeline, observable in the
+#: order tools are called); the spec profile follows the thread.
+START_ORDER = {"spec": "thread", "reference": "reverse"}
+
+TOOL_EXECUTION = MachineTable(
+    name="tool_execution",
+    description="One client-executed tool call: tracked arguments, exactly one execution, "
+    "its result submitted through add_tool_result.",
+    states=("absent", "restored", *WAITING, *DONE, "skipped", "discarded", "unowned"),
+    initial="absent",
+    terminal=TERMINAL,
+    state_docs={
+        "absent": "no thread update has shown this toolCallId to the executor",
+        "restored": "seen in loaded history or before the first live update: never run "
+        "unless a live update changes it (C.1, C.2)",
+        "streaming": "arguments are arriving, or complete while the run still streams",
+        "stuck": "the run settled with arguments that do not parse: waits, reported",
+        "executing": "the tool has been called; its result is not submitted yet",
+        "submitted": "the tool's result (or its error) was submitted with add_tool_result",
+        "skipped": "a result from elsewhere (backend, person) or an approval gate owns it",
+        "discarded": "a new turn, a reload or a cancel ended its turn before it ran",
+        "unowned": "no tool of this name is registered: the client does not run it",
+    },
+    transitions=(
+        edge("observe_call", "absent", "skipped", when=("is_restore", "has_result")),
+        edge("observe_call", "absent", "restored", when="is_restore", do="record_restored"),
+        edge("observe_call", "absent", "unowned", unless="is_registered"),
+        edge("observe_call", "absent", "skipped", when="has_result", do="skip_execution"),
+        edge("observe_call", "absent", "skipped", when="has_approval", do="skip_execution"),
+        edge("observe_call", "absent", "discarded", when="in_discarded_turn"),
+        edge("observe_call", "absent", "streaming", do="track_args"),
+        edge("observe_args", "restored", "restored", when="equivalent_json"),
+        edge("observe_args", "restored", "streaming", do="promote_restored"),
+        edge("observe_result", "restored", "skipped", when="has_result", do="skip_execution"),
+        edge("observe_args", WAITING, "streaming", when="extends_prefix", do="append_args"),
+        edge("observe_args", WAITING, "streaming", when="equivalent_json", do="adopt_equivalent"),
+        edge(
+            "observe_args",
+            WAITING,
+            "streaming",
+            when="divergent_complete",
+            do="replace_args",
+            profile="spec",
+        ),
+        *(edge("observe_args", state, state, do="keep_stale_prefix") for state in WAITING),
+        edge("observe_result", WAITING, "skipped", when="has_result", do="skip_execution"),
+        edge("interrupt", WAITING, "skipped", when="has_approval", do="skip_execution"),
+        edge("run_settled", WAITING, "executing", when="args_complete", do="call_tool"),
+        edge("run_settled", "streaming", "stuck", do="report_stale_args"),
+        *(edge(action, WAITING, "discarded", do="discard_pending") for action in DISCARDING),
+        edge("add_tool_result", "executing", "submitted", when="tool_raised", do="submit_error"),
+        edge("add_tool_result", "executing", "submitted", do="submit_result"),
+        edge("observe_result", "executing", "skipped", when="has_result", do="drop_own_result"),
+        *(
+            edge("observe_args", state, state, do="ignore_changed_args")
+            for state in (*DONE, "skipped", "discarded", "unowned")
+        ),
+        *(
+            edge("observe_result", state, state, do="ignore_result_change")
+            for state in ("submitted", "skipped", "discarded", "unowned")
+        ),
+        *(
+            edge("observe_removed", state, state, do="keep_entry")
+            for state in ("restored", *WAITING, *DONE, "skipped", "discarded", "unowned")
+        ),
+    ),
+    guards={
+        "is_restore": "the update is history loading (isLoading) or the executor's first",
+        "has_result": "the part carries a final result (A.5; result-first, PR #5107: the "
+        "backend result wins over a divergent snapshot and no argument parse happens)",
+        "has_approval": "a tool_call interrupt gates the part (approval): the provider owns it",
+        "is_registered": "a tool of the part's toolName is in the executor's registry",
+        "in_discarded_turn": "the part belongs to a turn the user cancelled",
+        "extends_prefix": "the new argsText extends the tracked one (A.1)",
+        "equivalent_json": "both argsTexts parse to equal JSON values, keys in any order (A.3)",
+        "divergent_complete": "the new argsText is not an extension of the tracked one and "
+        "parses as JSON (#5130: a re-serialized final snapshot); the tool has not run yet",
+        "args_complete": "the tracked argsText parses as JSON",
+        "tool_raised": "the tool raised: its error becomes the result, isError true",
+    },
+    effects={
+        "record_restored": "remember the call's argsText; no execution (C.1)",
+        "promote_restored": "a live update changed a restored call: track it as new (C.3)",
+        "track_args": "start tracking the part's argsText",
+        "append_args": "track the longer argsText (A.1)",
+        "adopt_equivalent": "track the reordered argsText silently (A.3)",
+        "replace_args": "track the divergent complete argsText in place of the stale prefix "
+        "(a replacement, not an append): the tool runs once with it (#5130 direction 1)",
+        "keep_stale_prefix": "keep the tracked prefix and report the divergence (A.2)",
+        "skip_execution": "never run the tool for this call (A.5, approval gate)",
+        "call_tool": "call the registered tool once with the parsed tracked arguments",
+        "report_stale_args": "the run settled with unparsable arguments: a diagnostic the host "
+        "sees, never a parse-error tool result (#5130 direction 2)",
+        "discard_pending": "the turn ended before the tool ran: it never runs",
+        "submit_result": "add_tool_result with the tool's return value, isError false",
+        "submit_error": "add_tool_result with 'Error: <message>', isError true",
+        "drop_own_result": "a result arrived from elsewhere while the tool ran: the tool's "
+        "own result is dropped when it returns",
+        "ignore_changed_args": "arguments changed after the tool ran: not run again (A.4)",
+        "ignore_result_change": "a result replaced or cleared later is ignored (A.6, A.7)",
+        "keep_entry": "the call left the thread (rollback, branch switch): its entry is kept, "
+        "so it never runs again if it comes back (B.1)",
+    },
+)

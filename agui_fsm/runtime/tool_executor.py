@@ -1,0 +1,335 @@
+"""Runs registered front-end tools exactly once per toolCallId and submits their results.
+
+:class:`ToolExecutor` observes the thread the way ``@assistant-ui/core``'s external-store
+runtime feeds ``ToolInvocationTracker``: after every thread update it walks the visible
+tool-call parts, turns each change into a trigger of the ``tool_execution`` machine
+(:mod:`agui_fsm.machines.tool_execution`) and does what the edge taken names. A call runs
+once the run has settled and its tracked arguments parse; its result goes back through
+:meth:`ThreadRuntime.add_tool_result`, which resumes the agent like any client result.
+
+It never raises into the runtime: a part it cannot read is skipped (and reported), a tool
+that raises becomes an error result. Wait for the tools a settled run started, and the
+resumes they caused, with :meth:`ToolExecutor.settled`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from agui_fsm.errors import UsageError
+from agui_fsm.machines.table import PROFILES, Lifecycle
+from agui_fsm.machines.tool_execution import DISCARDING, START_ORDER
+from agui_fsm.runtime.tool_parts import (
+    DELTA_TRIGGERS,
+    NOT_JSON,
+    UNCHANGED,
+    Entry,
+    Execution,
+    Tool,
+    ToolArgsDiagnostic,
+    equal_json,
+    parse_args,
+    result_of,
+    tool_call_parts,
+)
+from agui_fsm.spec import COMPILED_BY_PROFILE
+
+log = logging.getLogger("agui_fsm.runtime.tools")
+
+
+class ToolExecutor:
+    """The client's tool runner for one :class:`~agui_fsm.runtime.ThreadRuntime`.
+
+    ``tools`` maps a tool name to a callable taking the parsed arguments (sync, or a
+    coroutine function). ``profile`` (``spec`` or ``reference``) picks the behaviour on a
+    divergent argsText (see :mod:`agui_fsm.machines.tool_execution`).
+    """
+
+    def __init__(self, runtime: Any, tools: Mapping[str, Tool], profile: str = "spec") -> None:
+        for name, tool in tools.items():
+            if not callable(tool):
+                raise UsageError(
+                    f"tools[{name!r}] is not callable: tools= takes the functions the client "
+                    "runs; the definitions sent to the agent go in tool_definitions="
+                )
+        if profile not in COMPILED_BY_PROFILE:
+            raise UsageError(f"unknown profile {profile!r}: expected one of {PROFILES}")
+        self.runtime = runtime
+        self.tools = dict(tools)
+        self.profile = profile
+        self.machine = COMPILED_BY_PROFILE[profile]["tool_execution"]
+        self.executions: list[Execution] = []
+        self.diagnostics: list[ToolArgsDiagnostic] = []
+        self._entries: dict[str, Entry] = {}
+        self._walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
+        """id(message) -> (message, content list walked, its toolCallIds)."""
+        self._first = True
+        self._discarded_turn = False
+        self._was_running = False
+        self._tasks: set[asyncio.Task] = set()
+        self._observing = False
+        self._closed = False
+
+    # -- public observation ------------------------------------------------------------------
+
+    def state_of(self, tool_call_id: str) -> str:
+        """The ``tool_execution`` machine state of a toolCallId (``absent`` if never seen)."""
+        entry = self._entries.get(tool_call_id)
+        return entry.life.state if entry else "absent"
+
+    def states(self) -> dict[str, str]:
+        """Every tracked toolCallId and its ``tool_execution`` state."""
+        return {tool_call_id: e.life.state for tool_call_id, e in self._entries.items()}
+
+    @property
+    def pending(self) -> int:
+        """How many tools are running or still submitting their result."""
+        return sum(not t.done() for t in self._tasks)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a tool is running or its result is still being submitted."""
+        return self.pending > 0
+
+    def cancel(self) -> list[asyncio.Task]:
+        """Stop: cancel the tools still running (their results are never submitted) and
+        run no more; returns the cancelled tasks, to be awaited on their loop."""
+        self._closed = True
+        pending = [t for t in self._tasks if not t.done()]
+        for task in pending:
+            task.cancel()
+        return pending
+
+    async def settled(self) -> None:
+        """Wait until no tool runs and no submission (with the resume it caused) is pending."""
+        while self.busy:
+            await asyncio.wait(set(self._tasks))
+
+    # -- what the runtime tells it ----------------------------------------------------------
+
+    def on_action(self, action: str) -> None:
+        """The user starts a new turn (``append``), a ``reload`` or a ``cancel``: calls whose
+        tool has not run yet never run (the reference's ``abort({discardPending})``)."""
+        if action not in DISCARDING:
+            return
+        for entry in self._entries.values():
+            if entry.life.can(action):
+                entry.life.fire(action)
+        self._discarded_turn = action == "cancel"
+
+    def on_update(self, runtime: Any) -> None:
+        """One thread update: compare every tool-call part with what is tracked."""
+        if self._observing:
+            return
+        self._observing = True
+        try:
+            self._observe(runtime)
+        except Exception as exc:  # a bad update must never break the runtime
+            log.exception("tool executor skipped a thread update")
+            self._report("TOOL-PART-MALFORMED", f"thread update skipped: {exc}")
+        finally:
+            self._observing = False
+
+    # -- the walk ------------------------------------------------------------------------------
+
+    def _observe(self, runtime: Any) -> None:
+        restore = self._first or bool(getattr(runtime, "is_loading", False))
+        self._first = False
+        if runtime.is_running and not self._was_running:
+            self._discarded_turn = False  # a new run: the cancelled turn is over
+        self._was_running = runtime.is_running
+        walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
+        changed = False
+        for message in runtime.messages:
+            key = id(message)
+            before = self._walked.get(key)
+            content = self._content_if_changed(message, before)
+            if content is UNCHANGED:
+                walked[key] = before  # type: ignore[assignment]
+                continue
+            ids = self._walk_message(content, restore)
+            walked[key] = (message, content, ids)
+            changed = changed or before is None or before[2] != ids
+        changed = changed or walked.keys() != self._walked.keys()
+        self._walked = walked
+        if changed:
+            seen = {i for _m, _c, ids in walked.values() for i in ids}
+            for tool_call_id, entry in self._entries.items():
+                if tool_call_id not in seen and entry.life.can("observe_removed"):
+                    entry.life.fire("observe_removed")
+        if not runtime.is_running and not restore:
+            self._settle_waiting()
+
+    @staticmethod
+    def _content_if_changed(message: Any, before: tuple | None) -> Any:
+        """The message's content, or :data:`UNCHANGED` when it cannot hold new tool-call
+        data: the same content list as last walked, or a run's snapshot for a text or
+        reasoning delta (tool-call parts are untouched by those; reading the content
+        would cost O(parts) per delta)."""
+        if before is not None and before[0] is not message:
+            before = None
+        source = getattr(message, "source", None)
+        if before is not None and source is not None and source.trigger in DELTA_TRIGGERS:
+            return UNCHANGED
+        content = getattr(message, "content", None)
+        if content is None and isinstance(message, Mapping):
+            content = message.get("content")
+        if before is not None and before[1] is content:
+            return UNCHANGED
+        return content
+
+    def _walk_message(self, content: Any, restore: bool) -> tuple[str, ...]:
+        ids = []
+        for _message_id, part in tool_call_parts([{"content": content}]):
+            tool_call_id = part.get("toolCallId")
+            if not isinstance(tool_call_id, str):
+                self._report("TOOL-PART-MALFORMED", "a tool-call part has no toolCallId")
+                continue
+            ids.append(tool_call_id)
+            entry = self._entries.get(tool_call_id)
+            if entry is not None and entry.part is part:
+                continue
+            self._observe_part(tool_call_id, part, restore)
+        return tuple(ids)
+
+    def _observe_part(self, tool_call_id: str, part: Mapping[str, Any], restore: bool) -> None:
+        args_text = part.get("argsText")
+        args_text = args_text if isinstance(args_text, str) else ""
+        entry = self._entries.get(tool_call_id)
+        if entry is None:
+            name = part.get("toolName") if isinstance(part.get("toolName"), str) else ""
+            entry = Entry(Lifecycle(self.machine, tool_call_id), name, args_text)
+            entry.part = part
+            entry.result = result_of(part)
+            self._entries[tool_call_id] = entry
+            entry.life.fire("observe_call", self._guards(entry, part, args_text, restore))
+            return
+        if restore and entry.life.state != "restored":
+            return
+        entry.part = part
+        result = result_of(part)
+        if result != entry.result:
+            entry.result = result
+            self._fire(entry, "observe_result", part, args_text)
+        if part.get("approval") is not None:
+            self._fire(entry, "interrupt", part, args_text)
+        if args_text != entry.args_text:
+            self._observe_args(entry, part, args_text)
+
+    def _observe_args(self, entry: Entry, part: Mapping[str, Any], args_text: str) -> None:
+        taken = self._fire(entry, "observe_args", part, args_text)
+        if taken is None:
+            return
+        effects = taken.effects
+        if "keep_stale_prefix" in effects:
+            if entry.diverged == args_text:
+                return
+            entry.diverged = args_text
+            self._report(
+                "TOOL-ARGS-DIVERGED",
+                f"tool call {entry.life.instance}: argsText {args_text!r} does not extend the "
+                f"tracked {entry.args_text!r}; the tracked arguments are kept",
+                entry.life.instance,
+            )
+        else:
+            entry.args_text = args_text
+
+    def _fire(self, entry: Entry, trigger: str, part: Mapping[str, Any], args_text: str):
+        guards = self._guards(entry, part, args_text, restore=False)
+        if not entry.life.can(trigger, guards):
+            return None
+        return entry.life.fire(trigger, guards)
+
+    def _guards(
+        self, entry: Entry, part: Mapping[str, Any], args_text: str, restore: bool
+    ) -> Callable[[str], bool]:
+        def guard(name: str) -> bool:
+            if name == "is_restore":
+                return restore
+            if name == "has_result":
+                return "result" in part and not part.get("isPreliminary")
+            if name == "has_approval":
+                return part.get("approval") is not None
+            if name == "is_registered":
+                return entry.name in self.tools
+            if name == "in_discarded_turn":
+                return self._discarded_turn
+            if name == "extends_prefix":
+                return args_text.startswith(entry.args_text)
+            if name == "equivalent_json":
+                old, new = parse_args(entry.args_text), parse_args(args_text)
+                return old is not NOT_JSON and new is not NOT_JSON and equal_json(old, new)
+            if name == "divergent_complete":
+                return parse_args(args_text) is not NOT_JSON
+            if name == "args_complete":
+                return parse_args(entry.args_text) is not NOT_JSON
+            if name == "tool_raised":
+                return entry.raised
+            return False
+
+        return guard
+
+    # -- execution -------------------------------------------------------------------------------
+
+    def _settle_waiting(self) -> None:
+        runnable = []
+        for entry in list(self._entries.values()):
+            if entry.life.state not in ("streaming", "stuck"):
+                continue
+            taken = self._fire(entry, "run_settled", entry.part, entry.args_text)
+            if taken is None:
+                continue
+            if "report_stale_args" in taken.effects:
+                self._report(
+                    "TOOL-ARGS-STALE",
+                    f"tool call {entry.life.instance}: the run settled and argsText "
+                    f"{entry.args_text!r} does not parse; {entry.name!r} is not run and no "
+                    "error result is submitted",
+                    entry.life.instance,
+                )
+            elif "call_tool" in taken.effects:
+                runnable.append(entry)
+        if START_ORDER[self.profile] == "reverse":
+            runnable.reverse()
+        for entry in runnable:
+            self._start(entry)
+
+    def _start(self, entry: Entry) -> None:
+        if self._closed:
+            return
+        args = parse_args(entry.args_text)
+        self.executions.append(Execution(entry.life.instance, entry.name, args))
+        task = asyncio.ensure_future(self._run_tool(entry, args))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_tool(self, entry: Entry, args: Any) -> None:
+        try:
+            result = self.tools[entry.name](args)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as exc:  # noqa: BLE001 - a tool's failure is its error result
+            entry.raised = True
+            result = f"Error: {exc}"
+        if not entry.life.can("add_tool_result", {"tool_raised": entry.raised}):
+            return  # a result from elsewhere arrived while the tool ran
+        entry.life.fire("add_tool_result", {"tool_raised": entry.raised})
+        try:
+            await self.runtime.add_tool_result(entry.life.instance, result, is_error=entry.raised)
+        except Exception as exc:  # noqa: BLE001 - the runtime reports a failed resume itself
+            log.info("submitting the result of %s failed: %s", entry.life.instance, exc)
+
+    def _report(self, rule: str, message: str, tool_call_id: str | None = None) -> None:
+        from agui_fsm.runtime.core import Diagnostic  # the runtime imports this module
+
+        diagnostic = ToolArgsDiagnostic(rule, message, tool_call_id)
+        self.diagnostics.append(diagnostic)
+        self.runtime.diagnostics.append(Diagnostic(diagnostic, None, None))
+        log.info("%s", message)
+
+
+__all__ = ["Execution", "Tool", "ToolArgsDiagnostic", "ToolExecutor", "tool_call_parts"]
