@@ -22,6 +22,8 @@ class ScenarioOptions(BaseModel):
     auto_cancel_pending_tool_calls: bool = Field(True, alias="autoCancelPendingToolCalls")
     show_thinking: bool = Field(True, alias="showThinking")
     history: bool = False
+    tools: dict[str, dict[str, Any]] | None = None
+    """v1.1 front-end tools: name -> {"result": v} | {"error": msg} | {"echoArgs": true}."""
 
 
 class Action(BaseModel):
