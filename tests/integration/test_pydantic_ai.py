@@ -22,7 +22,7 @@ def test_conversation_with_pydantic_ai_over_http() -> None:
     """Text, a backend tool, reasoning and an error through a real uvicorn server."""
 
     async def go(url: str) -> ThreadRuntime:
-        rt = ThreadRuntime(HttpAgent(url, timeout=10), tools=CONFIRM_TOOL)
+        rt = ThreadRuntime(HttpAgent(url, timeout=10), tool_definitions=CONFIRM_TOOL)
         await rt.append("hello")
         assert parts(rt, "text")[-1]["text"] == "Hello from pydantic-ai."
         await rt.append("weather")
@@ -53,7 +53,7 @@ def test_pydantic_ai_streams_are_conformant(agui_run) -> None:
         "think",
         "boom",
         path="/agent",
-        runtime_options={"tools": CONFIRM_TOOL},
+        runtime_options={"tool_definitions": CONFIRM_TOOL},
     )
     assert len(recording.runs) == 4
     assert recording.runs[3][-1]["type"] == "RUN_ERROR"
@@ -71,7 +71,7 @@ def test_pydantic_ai_front_end_tool_resumes_after_its_result() -> None:
 
     async def go() -> ThreadRuntime:
         agent = HttpAgent.asgi(pydantic_ai_app(), "/agent", protocol_version="1.0")
-        rt = ThreadRuntime(agent, tools=CONFIRM_TOOL)
+        rt = ThreadRuntime(agent, tool_definitions=CONFIRM_TOOL)
         await rt.append("confirm")
         assert rt.pending_tool_calls == ["pai_confirm"]
         assert rt.thread()[-1]["status"]["type"] == "requires-action"
