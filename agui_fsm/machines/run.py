@@ -3,7 +3,9 @@
 A run is ``running`` from the moment the client starts it until the first
 RUN_FINISHED (then ``draining`` while the stream stays open) and settles in
 exactly one of ``finished``, ``errored``, ``cancelled`` or ``interrupted``.
-``start_run`` leaves only ``idle`` or a settled state, so two runs never overlap.
+``start_run`` leaves only ``idle`` or a settled state; a run requested while one
+streams (``request_run``) is queued behind it in the ``spec`` profile, and starts at
+once beside it in the ``reference`` profile, as the TypeScript reference does.
 
 As in ``@assistant-ui/react-ag-ui``, the client never forwards the stream's own
 RUN_STARTED (the aggregator is reset by the client when it opens the run), and
@@ -14,6 +16,8 @@ is finished as if it had sent it.
 from agui_fsm.machines.table import MachineTable, edge
 
 SETTLED = ("finished", "errored", "cancelled", "interrupted")
+# States a run's stream may still be open in (after RUN_ERROR it is read to its end).
+BUSY = ("running", "draining", "errored")
 
 RUN = MachineTable(
     name="run",
@@ -38,6 +42,15 @@ RUN = MachineTable(
         edge("RUN_ERROR", ("running", "draining"), "errored", do="mark_error"),
         edge("agent_error", ("running", "draining", "errored"), "errored", do="mark_error"),
         edge("cancel", ("running", "draining"), "cancelled", do="mark_cancelled"),
+        *(
+            e
+            for state in BUSY
+            for e in (
+                edge("request_run", state, state, when="refuses_while_running", do="refuse_run"),
+                edge("request_run", state, state, do="queue_run", profile="spec"),
+                edge("request_run", state, state, do="start_overlapping_run", profile="reference"),
+            )
+        ),
         edge("stream_end", "draining", "interrupted", when="has_interrupt", do="close_run"),
         edge("stream_end", "draining", "finished", do="close_run"),
         edge(
@@ -54,6 +67,7 @@ RUN = MachineTable(
     guards={
         "has_interrupt": "the RUN_FINISHED outcome was an interrupt with interrupts",
         "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
+        "refuses_while_running": "the runtime's queue_policy is 'refuse'",
         "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second "
         "RUN_STARTED reopened the stream's run, not the client's",
     },
@@ -70,6 +84,12 @@ RUN = MachineTable(
         "the stream",
         "synthesize_run_finished": "the stream closed without RUN_FINISHED: hand the "
         "aggregator one, as @ag-ui/client's finalize does",
-        "close_run": "clear the running flag; then start a deferred resume, if one is due",
+        "close_run": "clear the running flag; then start a deferred resume, if one is due, "
+        "then the runs queued behind this one",
+        "refuse_run": "append, reload or resume while this run streams raises UsageError",
+        "queue_run": "append, reload or resume while this run streams waits until it has "
+        "settled (and any resume it made due), then goes ahead: runs never overlap",
+        "start_overlapping_run": "append, reload or resume while this run streams starts "
+        "another run at once, as @assistant-ui/react-ag-ui does: the two overlap",
     },
 )

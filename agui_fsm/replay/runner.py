@@ -66,7 +66,9 @@ class MemoryHistory:
 
 
 class Replay:
-    def __init__(self, scenario: Scenario, raw: Any, *, lenient: bool = False) -> None:
+    def __init__(
+        self, scenario: Scenario, raw: Any, *, lenient: bool = False, profile: str = "spec"
+    ) -> None:
         self.scenario = scenario
         self.raw = raw
         self.errors: list[dict[str, Any]] = []
@@ -81,6 +83,7 @@ class Replay:
             history=self.history,
             lenient=lenient,
             thread_id="t1",
+            profile=profile,
         )
         self.step = 0
         self._actions: set[asyncio.Task] = set()
@@ -104,7 +107,7 @@ class Replay:
             if self._actions:
                 await asyncio.wait(set(self._actions))
                 quiet = 0
-            elif self.runtime.is_running or self.runtime.is_loading:
+            elif self.runtime.is_running or self.runtime.is_loading or self.runtime.queued_runs:
                 quiet = 0
             else:
                 quiet += 1
@@ -200,6 +203,7 @@ def part_output(part: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def replay_scenario(raw: Any, *, lenient: bool = False) -> dict[str, Any]:
-    """The normalized output (``SCENARIOS.md``) of replaying the scenario JSON ``raw``."""
-    return asyncio.run(Replay(parse_scenario(raw), raw, lenient=lenient).play())
+def replay_scenario(raw: Any, *, lenient: bool = False, profile: str = "spec") -> dict[str, Any]:
+    """The normalized output (``SCENARIOS.md``) of replaying the scenario JSON ``raw`` in a
+    behaviour profile (``spec`` or ``reference``)."""
+    return asyncio.run(Replay(parse_scenario(raw), raw, lenient=lenient, profile=profile).play())

@@ -20,13 +20,11 @@ from agui_fsm.aggregator.mcp import MCP_APPS_ACTIVITY_TYPE
 from agui_fsm.errors import AguiFsmError, ProtocolViolation, StatePatchError
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.runtime.state import apply_state_delta
-from agui_fsm.spec import COMPILED
 
 if TYPE_CHECKING:
     from agui_fsm.runtime.core import ThreadRuntime
 
 E = EventType
-RUN_MACHINE = COMPILED["run"]
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
 _FIRST = {"first_finish": True}
 
@@ -61,8 +59,9 @@ class RunContext:
         self.finished_dispatched = False
         self.task: Any = None
         self.index = -1
-        self.life = Lifecycle(RUN_MACHINE, run_id)
+        self.life = Lifecycle(runtime.machines["run"], run_id)
         self.aggregator = RunAggregator(
+            profile=runtime.profile,
             show_thinking=runtime.show_thinking,
             emit=self.apply_update,
             on_server_message_id=lambda sid: self.adopt_server_message_id(sid, False),
@@ -94,10 +93,20 @@ class RunContext:
         return created
 
     def apply_update(self, snapshot: RunSnapshot) -> None:
-        target = self.ensure_assistant(snapshot.has_stream_content)
+        target = self.ensure_assistant(lambda: self._recreates_for(snapshot))
         resolved = self.rt._update_assistant(target, snapshot)
         if resolved != self.assistant_id:
             self.assistant_id = resolved
+
+    def _recreates_for(self, snapshot: RunSnapshot) -> bool:
+        """Whether a snapshot dropped placeholder is recreated for this update: stream
+        content does it; an interrupt outcome does where the interrupt machine's
+        RUN_FINISHED edge shows the interrupt on a message (``show_on_message``)."""
+        if snapshot.trigger == "RUN_FINISHED" and snapshot.interrupts:
+            taken = self.rt.machines["interrupt"].step("absent", "RUN_FINISHED")
+            if taken is not None and "show_on_message" in taken.effects:
+                return True
+        return snapshot.has_stream_content()
 
     def adopt_server_message_id(self, server_id: str, start_new: bool) -> None:
         rt = self.rt
