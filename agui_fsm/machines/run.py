@@ -37,8 +37,31 @@ RUN = MachineTable(
     transitions=(
         edge("start_run", ("idle", *SETTLED), "running", do="open_run"),
         edge("RUN_STARTED", ("running", "draining"), "running", do="ignore_event"),
+        edge(
+            "RUN_FINISHED",
+            ("running", "draining"),
+            "errored",
+            when="outcome_names_pending_tool_calls",
+            do="reject_outcome",
+            profile="reference",
+        ),
         edge("RUN_FINISHED", "running", "draining", when="first_finish", do="record_outcome"),
-        edge("RUN_FINISHED", "running", "draining", do="ignore_event"),
+        edge(
+            "RUN_FINISHED",
+            "running",
+            "draining",
+            do=("ignore_event", "hold_agent_interrupts"),
+            profile="reference",
+        ),
+        edge("RUN_FINISHED", "running", "draining", do="ignore_event", profile="spec"),
+        edge(
+            "RUN_FINISHED",
+            "draining",
+            "draining",
+            do=("ignore_event", "hold_agent_interrupts"),
+            profile="reference",
+        ),
+        edge("RUN_FINISHED", "draining", "draining", do="ignore_event", profile="spec"),
         edge("RUN_ERROR", ("running", "draining"), "errored", do="mark_error"),
         edge("agent_error", ("running", "draining", "errored"), "errored", do="mark_error"),
         edge("cancel", ("running", "draining"), "cancelled", do="mark_cancelled"),
@@ -67,6 +90,8 @@ RUN = MachineTable(
     guards={
         "has_interrupt": "the RUN_FINISHED outcome was an interrupt with interrupts",
         "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
+        "outcome_names_pending_tool_calls": "the success outcome carries AG-UI 1.0's "
+        "pendingToolCallIds",
         "refuses_while_running": "the runtime's queue_policy is 'refuse'",
         "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second "
         "RUN_STARTED reopened the stream's run, not the client's",
@@ -77,7 +102,11 @@ RUN = MachineTable(
         "ignore_event": "the client forwards neither the stream's RUN_STARTED nor a later "
         "RUN_FINISHED to the aggregator (a second run in one stream goes on in the same "
         "message)",
-        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome)",
+        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); the "
+        "agent holds its interrupts for the next run to answer",
+        "hold_agent_interrupts": "@ag-ui/client holds the interrupts of the stream's last "
+        "RUN_FINISHED, even one the client never forwarded: the next run is refused for "
+        "interrupts the thread does not show",
         "mark_error": "mark the assistant message incomplete with the error; the run's "
         "caller is raised the error once the run has settled",
         "mark_cancelled": "mark the assistant message incomplete/cancelled and stop reading "
@@ -86,6 +115,8 @@ RUN = MachineTable(
         "aggregator one, as @ag-ui/client's finalize does",
         "close_run": "clear the running flag; then start a deferred resume, if one is due, "
         "then the runs queued behind this one",
+        "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the "
+        "outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
         "refuse_run": "append, reload or resume while this run streams raises UsageError",
         "queue_run": "append, reload or resume while this run streams waits until it has "
         "settled (and any resume it made due), then goes ahead: runs never overlap",

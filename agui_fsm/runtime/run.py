@@ -158,6 +158,21 @@ class RunContext:
             RunStartedEvent.model_construct(thread_id=self.rt.thread_id, run_id=self.run_id)
         )
 
+    def rejects_outcome(self, event: Any) -> bool:
+        """Whether the run machine's ``reject_outcome`` edge refuses this RUN_FINISHED (the
+        reference profile's pre-1.0 schema and ``pendingToolCallIds``); it is taken if so."""
+        if event.type != E.RUN_FINISHED:
+            return False
+        outcome = getattr(event, "outcome", None)
+        if getattr(outcome, "pending_tool_call_ids", None) is None:
+            return False
+        guards = {"outcome_names_pending_tool_calls": True, "first_finish": True}
+        taken = self.life.machine.step(self.life.state, "RUN_FINISHED", guards)
+        if taken is None or "reject_outcome" not in taken.effects:
+            return False
+        self.life.fire("RUN_FINISHED", guards)
+        return True
+
     def on_event(self, event: Any) -> None:
         """One event of the (chunk-expanded) stream, through the subscriber's rules."""
         kind = event.type
@@ -169,15 +184,17 @@ class RunContext:
         if life.state == "errored":
             return
         if kind == E.RUN_FINISHED:
-            # The client keeps the interrupts of the stream's last RUN_FINISHED on the agent.
             outcome, interrupts = parse_outcome(getattr(event, "outcome", None))
-            self.rt._agent_interrupts = (interrupts or []) if outcome == "interrupt" else []
+            held = (interrupts or []) if outcome == "interrupt" else []
             if self.finished_dispatched:
                 if life.can("RUN_FINISHED"):
-                    life.fire("RUN_FINISHED")
+                    taken = life.fire("RUN_FINISHED")
+                    if "hold_agent_interrupts" in taken.effects:
+                        self.rt._agent_interrupts = held
                 return
             self.finished_dispatched = True
             life.fire("RUN_FINISHED", _FIRST)
+            self.rt._agent_interrupts = held
             self.dispatch(event)
             return
         if kind == E.RUN_ERROR:

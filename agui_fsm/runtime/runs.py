@@ -238,6 +238,18 @@ class RunOps:
                 self._diagnose(exc, run)
                 return
             raise
+        if run.rejects_outcome(event):
+            rejected = EventSchemaError(
+                "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
+                "profile's schema predates AG-UI 1.0)",
+                rule="SCHEMA-004",
+                index=index,
+                event_type="RUN_FINISHED",
+            )
+            if not self.lenient:
+                raise rejected
+            self._diagnose(rejected, run)
+            return
         for violation in validator.check(event):
             if not self.lenient and self._fails_run(violation):
                 raise as_protocol_violation(violation)
