@@ -356,8 +356,9 @@ def full_alphabet() -> list[Letter]:
     return list(out.values())
 
 
-# The explorer's alphabet, chosen for depth 6 in CI (52.7k sequences, 20.9k states, ~36 s;
-# depth 7: 224k, 84k, ~3.5 min): five user actions and ten agent letters. The *_CHUNK
+# The explorer's alphabet, chosen for depth 6 in CI (spec profile, runs queued: 67.6k
+# sequences, 26.3k states; figures for depth 7 in the README): five user actions and ten
+# agent letters. The *_CHUNK
 # letters are a whole START / CONTENT (ARGS) in one letter, closed by the client's chunk
 # expander at the next other event, so a run the validator accepts fits in few letters;
 # the scripted agent sends each stream's first RUN_STARTED. Every letter is expressible in
@@ -860,8 +861,9 @@ def _ordered(
 
 @dataclass(frozen=True)
 class Finding:
-    """A violation the checks found in the reference runtime and reported (issue 6), with
-    its shortest counterexample. ``pattern`` matches the problem text of ``invariant``."""
+    """A violation the checks find in the ``reference`` profile (the TypeScript reference's
+    own defects, fixed in the ``spec`` profile), with its shortest counterexample.
+    ``pattern`` matches the problem text of ``invariant``."""
 
     key: str
     invariant: str

@@ -62,6 +62,10 @@ RUN = MachineTable(
             profile="reference",
         ),
         edge("RUN_FINISHED", "draining", "draining", do="ignore_event", profile="spec"),
+        *(
+            edge("MESSAGES_SNAPSHOT", state, state, do="store_snapshot_messages", profile="spec")
+            for state in ("running", "draining")
+        ),
         edge("RUN_ERROR", ("running", "draining"), "errored", do="mark_error"),
         edge("agent_error", ("running", "draining", "errored"), "errored", do="mark_error"),
         edge("cancel", ("running", "draining"), "cancelled", do="mark_cancelled"),
@@ -117,6 +121,9 @@ RUN = MachineTable(
         "then the runs queued behind this one",
         "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the "
         "outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
+        "store_snapshot_messages": "the history adapter is given the snapshot's messages it "
+        "does not have yet, in thread order (a user message the snapshot renamed is stored "
+        "under its new id, so what it stores stays connected); the reference stores none",
         "refuse_run": "append, reload or resume while this run streams raises UsageError",
         "queue_run": "append, reload or resume while this run streams waits until it has "
         "settled (and any resume it made due), then goes ahead: runs never overlap",

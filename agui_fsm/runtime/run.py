@@ -228,6 +228,10 @@ class RunContext:
             return
         if kind == E.MESSAGES_SNAPSHOT:
             rt._import_messages_snapshot(event.messages, self.assistant_id)
+            if self.life.can("MESSAGES_SNAPSHOT"):
+                taken = self.life.fire("MESSAGES_SNAPSHOT")
+                if "store_snapshot_messages" in taken.effects:
+                    rt.history.store_missing(rt.repo.export()[1], rt.messages)
             return
         if kind == E.TOOL_CALL_RESULT:
             if not self.aggregator.has_tool_call(event.tool_call_id):
