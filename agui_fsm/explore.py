@@ -53,6 +53,14 @@ from agui_fsm.runtime.pipeline import is_error
 from agui_fsm.spec import TABLES
 from agui_fsm.vocabulary import AGUI_EVENT_TYPES
 
+#: The queue policy ``agui-fsm check`` explores per profile: the spec runtime's default;
+#: serial runs for the reference (its default, overlapping runs, breaks invariant 1 at
+#: once: ``append, append``).
+CHECK_QUEUE_POLICY = {"spec": "queue", "reference": "refuse"}
+#: The Harness options of the reference profile as ``agui-fsm check --profile reference``
+#: explores it (the known findings' counterexamples are taken with them).
+REFERENCE_OPTIONS: dict[str, Any] = {"profile": "reference", "queue_policy": "refuse"}
+
 MESSAGE_IDS = ("m1", "m2")
 TOOL_CALL_IDS = ("tc1", "tc2")
 INTERRUPT_ID = "int1"
@@ -352,6 +360,7 @@ def _front_end_tool(args: Any) -> Any:
 # that make the runtime fire them.
 _INDIRECT: dict[str, Callable[[], list[Letter]]] = {
     "start_run": lambda: [*ACTIONS["append"](), *ACTIONS["reload"](), *ACTIONS["resume"]()],
+    "request_run": lambda: [*ACTIONS["append"](), *ACTIONS["reload"](), *ACTIONS["resume"]()],
     "stream_end": lambda: [STREAM_END],
     "agent_error": lambda: [STREAM_RAISES, BAD_EVENT],
     "run_settled": lambda: [STREAM_END, *ACTIONS["cancel"](), *EVENT_BUILDERS["RUN_ERROR"]()],
@@ -408,8 +417,9 @@ def full_alphabet() -> list[Letter]:
     return list(out.values())
 
 
-# The explorer's alphabet, chosen for depth 6 in CI (52.7k sequences, 20.9k states, ~36 s;
-# depth 7: 224k, 84k, ~3.5 min): five user actions and ten agent letters. The *_CHUNK
+# The explorer's alphabet, chosen for depth 6 in CI (spec profile, runs queued: 67.6k
+# sequences, 26.3k states; figures for depth 7 in the README): five user actions and ten
+# agent letters. The *_CHUNK
 # letters are a whole START / CONTENT (ARGS) in one letter, closed by the client's chunk
 # expander at the next other event, so a run the validator accepts fits in few letters;
 # the scripted agent sends each stream's first RUN_STARTED. Every letter is expressible in
@@ -517,20 +527,18 @@ class ScriptedStream:
         self.open = False
 
     def record(self) -> RunRecord:
-        # The run's RunContext is read directly (no public accessor yet: see the module's
-        # hook list in the check report).
-        ctx = self.context
-        agg = getattr(ctx, "aggregator", None)
-        server_id = agg.last_text_message_id or agg.reported_server_message_id if agg else None
+        view = self.context  # the runtime's RunView of this stream's run
+        if view is None:
+            return RunRecord(self.index, "idle", self.open, self.overlapped)
         return RunRecord(
             index=self.index,
-            state=ctx.life.state if ctx is not None else "idle",
+            state=view.state,
             stream_open=self.open,
             overlapped=self.overlapped,
-            assistant_id=getattr(ctx, "assistant_id", None),
-            server_id=server_id,
+            assistant_id=view.assistant_id,
+            server_id=view.last_text_message_id or view.server_message_id,
             ids_at_start=self.ids_at_start,
-            tool_call_ids=frozenset(agg.store.tools) if agg else frozenset(),
+            tool_call_ids=view.tool_call_ids,
         )
 
 
@@ -544,9 +552,9 @@ class ScriptedAgent:
     def run(self, run_input: dict[str, Any]) -> ScriptedStream:
         h = self.harness
         self.inputs.append(run_input)
-        stream = ScriptedStream(h, len(h.streams), getattr(h.runtime, "_run", None))
+        stream = ScriptedStream(h, len(h.streams), h.runtime.active_run)
         stream.overlapped = any(s.open for s in h.streams)
-        own = getattr(stream.context, "assistant_id", None)  # an eager placeholder
+        own = stream.context.assistant_id if stream.context else None  # an eager placeholder
         stream.ids_at_start = frozenset(m.id for m in h.runtime.messages if m.id != own)
         h.streams.append(stream)
         if h.run_started_first:
@@ -605,7 +613,8 @@ class Harness:
         runtime_factory: Callable[..., Any] = ThreadRuntime,
         validator: Callable[[], Any] | bool | None = True,
         run_started_first: bool = True,
-        concurrent_runs: bool | None = False,
+        profile: str = "spec",
+        queue_policy: str | None = None,
         lenient: bool = False,
     ) -> None:
         # In lenient mode the runtime records violations instead of failing runs, so
@@ -623,8 +632,10 @@ class Harness:
         self.agent = ScriptedAgent(self)
         self.history = _History(history) if history is not None else None
         extra: dict[str, Any] = {"lenient": True} if lenient else {}
-        if concurrent_runs is not None:
-            extra["concurrent_runs"] = concurrent_runs
+        if profile != "spec":
+            extra["profile"] = profile
+        if queue_policy is not None:
+            extra["queue_policy"] = queue_policy
         self.runtime = runtime_factory(
             self.agent,
             auto_cancel_pending_tool_calls=auto_cancel_pending_tool_calls,
@@ -692,7 +703,7 @@ class Harness:
             status_states=status_states,
             tool_states=tool_states,
             known_ids=frozenset(known),
-            resume_due=getattr(rt, "_pending_resume", None) is not None,
+            resume_due=rt.resume_due,
             model_state=model_state,
             client_results=client_results,
             executions=tuple(
@@ -708,16 +719,15 @@ class Harness:
         stream = self.stream
         active = None
         if stream is not None and stream.open:
-            ctx = stream.context
-            agg = ctx.aggregator
+            view = stream.context
             active = [
-                ctx.life.state,
-                ctx.assistant_id,
-                ctx.finished_dispatched,
-                agg.outcome,
-                agg.last_text_message_id,
-                agg.reported_server_message_id,
-                sorted(f"{life.instance}:{life.state}" for life in agg.store.lifecycles()),
+                view.state,
+                view.assistant_id,
+                view.finish_dispatched,
+                view.outcome,
+                view.last_text_message_id,
+                view.server_message_id,
+                view.part_states(),
             ]
         data = [
             list(obs.messages),
@@ -730,14 +740,11 @@ class Harness:
             active,
             obs.model_state,
             sorted(obs.client_results.items()),
-            # Hidden runtime state that changes what later letters do (no public accessor
-            # yet): the agent-level interrupts @ag-ui/client would refuse a run for, and
-            # the interrupt machines.
-            getattr(self.runtime, "_agent_interrupts", None),
-            sorted(
-                f"{k}:{life.state}"
-                for k, life in getattr(self.runtime, "_interrupt_lives", {}).items()
-            ),
+            # Runtime state that changes what later letters do: the agent-level interrupts
+            # @ag-ui/client would refuse a run for, the interrupt machines, queued runs.
+            self.runtime.agent_interrupts,
+            sorted(f"{k}:{v}" for k, v in self.runtime.interrupt_states.items()),
+            self.runtime.queued_runs,
             list(obs.executions),
             # The executor's calls of tool "fe" (calls of "f" are inert: never run).
             sorted(
@@ -872,8 +879,8 @@ class Harness:
             if not pending:
                 return
             # Quiet when every open stream is parked and each pending operation is the
-            # run waiting on one of them.
-            parked = 0
+            # run waiting on one of them, or an operation queued behind that run.
+            parked = self.runtime.queued_runs
             for stream in self.streams:
                 if stream.open:
                     if not stream.ready:
@@ -931,8 +938,9 @@ def _ordered(
 
 @dataclass(frozen=True)
 class Finding:
-    """A violation the checks found in the reference runtime and reported (issue 6), with
-    its shortest counterexample. ``pattern`` matches the problem text of ``invariant``."""
+    """A violation the checks find in the ``reference`` profile (the TypeScript reference's
+    own defects, fixed in the ``spec`` profile), with its shortest counterexample.
+    ``pattern`` matches the problem text of ``invariant``."""
 
     key: str
     invariant: str
@@ -1006,9 +1014,10 @@ KNOWN_FINDINGS: tuple[Finding, ...] = (
 
 
 def finding_scenario(finding: Finding, **options: Any) -> dict[str, Any]:
-    """The finding's counterexample as a scenario file (what ``agui-fsm check --out``
-    writes for it), with the problems it shows today."""
+    """The finding's counterexample as a scenario file (what ``agui-fsm check --profile
+    reference --out`` writes for it), with the problems it shows today."""
     by_key = {letter.key: letter for letter in alphabet("full")}
+    options = {**REFERENCE_OPTIONS, **options}
     harness, problems, _ = run_letters([by_key[k] for k in finding.letters], **options)
     try:
         return counterexample_scenario(harness, problems, name=f"{finding.key}: {finding.summary}")

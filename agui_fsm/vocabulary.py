@@ -15,6 +15,7 @@ CLIENT_ACTIONS: dict[str, str] = {
     "resume": "start a run that continues the thread after results or responses",
     "set_state": "the client replaces the agent state",
     "load_history": "the thread is loaded from a history adapter",
+    "request_run": "append, reload or resume asks for a run while this run's stream is open",
     "start_run": "the client opens a run against the agent (append, reload or resume)",
     "stream_end": "the agent's event stream closed normally",
     "agent_error": "the agent's stream raised (transport error, protocol violation)",

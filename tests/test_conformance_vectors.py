@@ -1,6 +1,13 @@
-"""The conformance vectors: agui-fsm prints each expected output, and so does the real reference
-(``@assistant-ui/react-ag-ui`` 0.0.57 through ``reference-driver/``) unless the vector records a
-deliberate difference, in which case the reference prints the recorded one."""
+"""The conformance vectors in both behaviour profiles.
+
+* The ``spec`` profile (the default) prints ``expected/``.
+* The ``reference`` profile prints what the real reference (``@assistant-ui/react-ag-ui``
+  0.0.57 through ``reference-driver/``) prints, except where ``index.json`` says the two
+  differ only in error text (then they are equal once error texts are masked).
+* ``reference/NAME.json`` is the real reference's output, kept exactly where it differs from
+  ``expected/``: a ``behaviour`` difference (the spec profile fixes something, with a
+  reason) or an ``error-text`` one.
+"""
 
 from __future__ import annotations
 
@@ -39,8 +46,25 @@ def test_reference_outputs_exist_exactly_for_the_recorded_differences() -> None:
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=NAMES)
-def test_agui_fsm_replays_the_expected_output(path: Path) -> None:
+def test_the_spec_profile_replays_the_expected_output(path: Path) -> None:
     assert replay_scenario(load(path)) == load(ROOT / "expected" / path.name)
+
+
+def test_differences_are_of_a_known_kind_with_a_reason() -> None:
+    for name, entry in INDEX.items():
+        difference = entry.get("difference")
+        if difference:
+            assert difference["kind"] in ("behaviour", "error-text"), name
+            assert len(difference["reason"]) > 40, name
+            assert difference.get("reference_profile", "same") in ("same", "error-text"), name
+
+
+def error_text_only(name: str) -> bool:
+    """The reference profile matches the real reference only once error texts are masked."""
+    difference = INDEX[name].get("difference") or {}
+    return difference.get("kind") == "error-text" or difference.get("reference_profile") == (
+        "error-text"
+    )
 
 
 def without_error_text(node: object) -> object:
@@ -75,11 +99,29 @@ def test_the_real_reference_agrees_or_the_difference_is_recorded(
         assert reference[name] == expected
 
 
+@pytest.mark.parametrize("path", VECTORS, ids=NAMES)
+def test_the_reference_profile_prints_what_the_real_reference_prints(
+    path: Path, reference: dict[str, dict]
+) -> None:
+    ours = replay_scenario(load(path), profile="reference")
+    theirs = reference[path.stem]
+    if error_text_only(path.stem):
+        assert ours != theirs, f"{path.stem}: error texts agree now"
+        assert without_error_text(ours) == without_error_text(theirs)
+    else:
+        assert ours == theirs
+
+
 def test_replay_command_prints_the_expected_output_and_traces_transitions() -> None:
     path = ROOT / "vectors" / "spec_example_tool_resume.json"
     result = CliRunner().invoke(main, ["replay", str(path), "--trace"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == load(ROOT / "expected" / path.name)
+    for profile, where in (("spec", "expected"), ("reference", "reference")):
+        differing = ROOT / "vectors" / "tool_result_outcome_success.json"
+        shown = CliRunner().invoke(main, ["replay", str(differing), "--profile", profile])
+        assert shown.exit_code == 0, shown.output
+        assert json.loads(shown.stdout) == load(ROOT / where / differing.name)
     lines = [line.split("\t") for line in result.stderr.splitlines()]
     assert all(len(line) == 5 for line in lines)
     assert ["tool_call", "tc1", "awaiting_result", "add_tool_result", "resolved"] in lines

@@ -1,4 +1,5 @@
-"""Generated scenarios replayed through agui-fsm and the real reference must agree.
+"""Generated scenarios replayed through agui-fsm's reference profile and the real reference must
+agree.
 
 On a disagreement the shrunk scenario is written to .hypothesis/disagreement.json. The longer run:
 
@@ -25,7 +26,7 @@ EXAMPLES = settings().max_examples
 def test_generated_scenarios_agree_with_the_reference(scenario: dict) -> None:
     DISAGREEMENT.parent.mkdir(exist_ok=True)
     DISAGREEMENT.write_text(json.dumps(scenario, indent=2))
-    ours = replay_scenario(scenario)
+    ours = replay_scenario(scenario, profile="reference")
     (theirs,) = reference_outputs([DISAGREEMENT])
     assert ours == theirs, f"disagreement; scenario in {DISAGREEMENT}"
     DISAGREEMENT.unlink()

@@ -15,12 +15,10 @@ from hypothesis import HealthCheck, settings
 from agui_fsm import explore
 from agui_fsm.errors import InterruptPendingError
 from agui_fsm.explore import (
-    KNOWN_FINDINGS,
     quiet_runtime_logs,
     table_triggers,
     thread_state_machine,
     uncovered_triggers,
-    waive,
 )
 from agui_fsm.invariants import (
     ALL_INVARIANTS,
@@ -285,9 +283,8 @@ def test_a_new_trigger_without_a_builder_fails(monkeypatch: pytest.MonkeyPatch) 
 
 # -- the stateful test -----------------------------------------------------------------------
 
-# Serial runs (invariant 1 presupposes them; see test_explore for the default), the known
-# findings waived (each is pinned by its own test in test_explore).
-ThreadMachine = thread_state_machine(invariants=waive(ALL_INVARIANTS, KNOWN_FINDINGS))
+# The spec profile (the runtime's default, runs queued): every invariant, nothing waived.
+ThreadMachine = thread_state_machine()
 
 
 class TestThreadStateMachine(ThreadMachine.TestCase):

@@ -13,17 +13,15 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from agui_fsm.explore import (
-    KNOWN_FINDINGS,
     explore,
     quiet_runtime_logs,
     thread_state_machine,
-    waive,
 )
 from agui_fsm.invariants import ALL_INVARIANTS, InvariantViolation
 from agui_fsm.runtime import Message, ThreadRuntime
 
-# The known findings are waived, so a failure here is the mutation's, not theirs.
-INVARIANTS = waive(ALL_INVARIANTS, KNOWN_FINDINGS)
+# The spec profile (the default) holds every invariant, so a failure here is the mutation's.
+INVARIANTS = ALL_INVARIANTS
 HYPOTHESIS = settings(
     max_examples=400,
     stateful_step_count=30,

@@ -38,6 +38,8 @@ from agui_fsm.aggregator.parts import (
 from agui_fsm.aggregator.reasoning import ReasoningHandlers
 from agui_fsm.aggregator.tools import ToolCallHandlers
 from agui_fsm.machines.message_status import STATUS_OBJECTS
+from agui_fsm.machines.table import DEFAULT_PROFILE
+from agui_fsm.spec import COMPILED_BY_PROFILE
 
 E = EventType
 
@@ -58,6 +60,21 @@ def parse_interrupt(raw: Any) -> dict[str, Any] | None:
         if isinstance(raw.get(key), dict):
             out[key] = raw[key]
     return out
+
+
+def pending_tool_call_ids(outcome: Any) -> list[str] | None:
+    """A success outcome's ``pendingToolCallIds`` (AG-UI 1.0), or None when it names none."""
+    if isinstance(outcome, dict):
+        kind, raw = outcome.get("type"), outcome.get("pendingToolCallIds")
+    else:
+        kind = getattr(outcome, "type", None)
+        raw = getattr(outcome, "pending_tool_call_ids", None)
+        if raw is None:
+            raw = (getattr(outcome, "model_extra", None) or {}).get("pendingToolCallIds")
+    if kind != "success" or not isinstance(raw, list):
+        return None
+    ids = [i for i in raw if isinstance(i, str)]
+    return ids or None
 
 
 def parse_outcome(outcome: Any) -> tuple[str | None, list[dict[str, Any]] | None]:
@@ -219,6 +236,7 @@ class RunAggregator(ReasoningHandlers, ToolCallHandlers):
     event names a new message id after another one: the parts are reset first,
     as the run goes on in a new assistant message. ``on_tool_restart(state)`` sees
     a tool call's state just before a repeated TOOL_CALL_START resets it.
+    ``profile`` picks the behaviour profile's machines (``spec`` or ``reference``).
     """
 
     def __init__(
@@ -230,7 +248,11 @@ class RunAggregator(ReasoningHandlers, ToolCallHandlers):
         on_text_message_start: Callable[[str], None] | None = None,
         on_tool_restart: Callable[[ToolCallState], None] | None = None,
         clock: Callable[[], float] = time.time,
+        profile: str = DEFAULT_PROFILE,
     ) -> None:
+        self.profile = profile
+        self.machines = COMPILED_BY_PROFILE[profile]
+        self._status_machine = self.machines["message_status"]
         self.show_thinking = show_thinking
         self._emit_cb = emit
         self._on_server_message_id = on_server_message_id
@@ -242,6 +264,7 @@ class RunAggregator(ReasoningHandlers, ToolCallHandlers):
         self.error: str | None = None
         self.interrupts: list[dict[str, Any]] | None = None
         self.outcome: str | None = None
+        self.pending_tool_call_ids: list[str] | None = None
         self.server_message_id_reported = False
         self.reported_server_message_id: str | None = None
         self.last_text_message_id: str | None = None
@@ -292,8 +315,10 @@ class RunAggregator(ReasoningHandlers, ToolCallHandlers):
         return self.store.tools.get(tool_call_id)
 
     def cancel(self) -> None:
-        """The client aborted the run: the message ends incomplete/cancelled."""
-        self.status = "incomplete_cancelled"
+        """The client aborted the run: the message ends incomplete/cancelled (in the spec
+        profile only while the run has not finished: a finished run keeps its outcome)."""
+        taken = self._status_machine.step(self.status or "running", "cancel")
+        self.status = taken.dest if taken is not None else "incomplete_cancelled"
         self._emit("cancel")
 
     def fail(self, message: str | None) -> None:
@@ -308,7 +333,13 @@ class RunAggregator(ReasoningHandlers, ToolCallHandlers):
 
     @property
     def has_unresolved_tool_calls(self) -> bool:
-        return any(tc.result is MISSING for tc in self.store.tools.values())
+        """Some tool call has no result; with a success outcome naming pendingToolCallIds
+        (AG-UI 1.0), some call it names."""
+        tools = self.store.tools
+        named = self.pending_tool_call_ids
+        if named:
+            return any(i in tools and tools[i].result is MISSING for i in named)
+        return any(tc.result is MISSING for tc in tools.values())
 
     # -- snapshots ---------------------------------------------------------------------------
 
@@ -363,11 +394,14 @@ class RunAggregator(ReasoningHandlers, ToolCallHandlers):
             opaque = self._opaque_reasoning(store)
             if opaque:
                 self._emitted_opaque = True
-        if self.interrupts is None and not self._emitted_opaque:
+        pending = self.pending_tool_call_ids
+        if self.interrupts is None and not self._emitted_opaque and not pending:
             return None
         custom: dict[str, Any] = {}
         if self.interrupts is not None:
             custom["interrupts"] = self.interrupts
+        if pending:
+            custom["pendingToolCallIds"] = list(pending)
         if self._emitted_opaque:
             custom["opaqueReasoning"] = opaque or []
         return custom
@@ -457,6 +491,7 @@ class RunAggregator(ReasoningHandlers, ToolCallHandlers):
         self._reset_parts()
         self.interrupts = None
         self.outcome = None
+        self.pending_tool_call_ids = None
         self.server_message_id_reported = False
         self.last_text_message_id = None
         self.reported_server_message_id = None
@@ -468,19 +503,27 @@ class RunAggregator(ReasoningHandlers, ToolCallHandlers):
         self._emit("RUN_STARTED")
 
     def _on_run_finished(self, event: Any) -> None:
-        kind, interrupts = parse_outcome(getattr(event, "outcome", None))
+        outcome = getattr(event, "outcome", None)
+        kind, interrupts = parse_outcome(outcome)
         self.outcome = kind
+        self.pending_tool_call_ids = pending_tool_call_ids(outcome)
         if kind == "interrupt":
             self.interrupts = interrupts
-            self.status = "requires_action_interrupt"
             for tool_call_id in project_tool_approvals(interrupts, self.store.tools):
                 tool = self.store.tools[tool_call_id]
                 if tool.life.can("interrupt", CLIENT):
                     self._fire(tool, "interrupt", event)
         else:
             self.interrupts = None
-            done = kind == "success" or not self.has_unresolved_tool_calls
-            self.status = "complete" if done else "requires_action_tool_calls"
+        # The status is the message_status edge RUN_FINISHED takes from running; the
+        # results the client holds are the runtime's to weigh (client_results_resolve_all).
+        guards = {
+            "has_interrupt": kind == "interrupt",
+            "outcome_success": kind == "success",
+            "has_unresolved_tool_calls": self.has_unresolved_tool_calls,
+        }
+        taken = self._status_machine.step("running", "RUN_FINISHED", guards)
+        self.status = taken.dest if taken is not None else "complete"
         self._emit("RUN_FINISHED")
 
     def _on_run_error(self, event: Any) -> None:

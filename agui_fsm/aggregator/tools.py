@@ -25,6 +25,7 @@ from agui_fsm.aggregator.parts import (
     json_stringify,
     try_parse_json,
 )
+from agui_fsm.machines.table import CompiledMachine, Lifecycle
 
 if TYPE_CHECKING:
     from agui_fsm.aggregator.core import _Store
@@ -34,6 +35,7 @@ E = EventType
 
 class ToolCallHandlers:
     store: _Store
+    machines: dict[str, CompiledMachine]
 
     """TOOL_CALL_* and MCP app events and their effects (part of :class:`RunAggregator`)."""
 
@@ -44,7 +46,8 @@ class ToolCallHandlers:
         tools = self.store.tools
         tool = tools.get(tool_call_id)
         if tool is None:
-            tool = tools[tool_call_id] = ToolCallState(tool_call_id)
+            life = Lifecycle(self.machines["tool_call"], tool_call_id)
+            tool = tools[tool_call_id] = ToolCallState(tool_call_id, life)
         return tool
 
     def _on_tool_start(self, event: Any) -> None:

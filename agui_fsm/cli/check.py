@@ -5,11 +5,14 @@ two message ids, two tool-call ids, one interrupt), duplicate states merged. Exi
 when every invariant held, 1 with the shortest counterexample (a scenario file with
 ``--out``, else printed as JSON).
 
-    agui-fsm check --depth 6 --waive-known   # CI (tests/test_explore.py): 52.7k sequences,
-                                             #   20.9k states, ~36 s
-    agui-fsm check --depth 7 --waive-known   # the deeper run: 224k sequences, 84k states,
-                                             #   ~3.5 min, 160 MB
-    agui-fsm check --depth 6 --out ce.json   # stops at the shortest counterexample
+    agui-fsm check --depth 6                 # CI (tests/test_explore.py): the spec profile,
+                                             #   runs queued, no waiver
+    agui-fsm check --depth 7                 # the deeper run (figures in the README)
+    agui-fsm check --profile reference --depth 6 --waive-known
+                                             # the TypeScript reference's behaviour, its
+                                             #   known findings waived
+    agui-fsm check --profile reference --depth 4 --out ce.json
+                                             # stops at the shortest counterexample
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 import click
 
 from agui_fsm.explore import (
+    CHECK_QUEUE_POLICY,
     FRONT_END_ALPHABET,
     INTERRUPT_ID,
     KNOWN_FINDINGS,
@@ -32,6 +36,8 @@ from agui_fsm.explore import (
     waive,
 )
 from agui_fsm.invariants import ALL_INVARIANTS
+from agui_fsm.machines.table import PROFILES
+from agui_fsm.runtime.core import QUEUE_POLICIES
 
 
 @click.command()
@@ -63,18 +69,26 @@ from agui_fsm.invariants import ALL_INVARIANTS
     help="Leave an invariant out (repeatable); the report names what was skipped.",
 )
 @click.option(
-    "--waive-known",
-    is_flag=True,
-    help="Do not stop at the violations already reported (KNOWN_FINDINGS in "
-    "agui_fsm.explore); only those exact problems are waived, and they are listed.",
+    "--profile",
+    type=click.Choice(PROFILES),
+    default="spec",
+    show_default=True,
+    help="The runtime's behaviour profile: spec (AG-UI 1.0, the default) or reference "
+    "(@assistant-ui/react-ag-ui 0.0.57, its defects included).",
 )
 @click.option(
-    "--concurrent-runs/--serial-runs",
-    default=False,
-    show_default=True,
-    help="The runtime's concurrent_runs option: whether append and reload may start "
-    "a run while one streams (the runtime's default and the reference do; invariant 1 "
-    "forbids it).",
+    "--queue-policy",
+    type=click.Choice(["queue", "refuse", "overlap"]),
+    help="What append/reload do while a run streams. Default: queue for spec (the "
+    "runtime's default); refuse for reference (serial runs: its default, overlap, "
+    "breaks invariant 1 at depth 2).",
+)
+@click.option(
+    "--waive-known",
+    is_flag=True,
+    help="With --profile reference: do not stop at the violations already reported "
+    "(KNOWN_FINDINGS in agui_fsm.explore); only those exact problems are waived, and "
+    "they are listed.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary (and a counterexample).")
 def check(
@@ -82,11 +96,20 @@ def check(
     out: Path | None,
     which: str,
     skip: tuple[str, ...],
+    profile: str,
+    queue_policy: str | None,
     waive_known: bool,
-    concurrent_runs: bool,
     quiet: bool,
 ) -> None:
     """Explore every sequence up to --depth and check every invariant at every step."""
+    if waive_known and profile != "reference":
+        raise click.UsageError(
+            "--waive-known only applies to --profile reference: the spec profile has no "
+            "known findings to waive"
+        )
+    policy = queue_policy or CHECK_QUEUE_POLICY[profile]
+    if policy not in QUEUE_POLICIES[profile]:
+        raise click.UsageError(f"--queue-policy {policy} is not available in the {profile} profile")
     names = {"full": "full", "tools": FRONT_END_ALPHABET}.get(which)
     letters = alphabet(names)
     invariants = tuple(i for i in ALL_INVARIANTS if i.name not in skip)
@@ -96,7 +119,7 @@ def check(
     say(
         f"checking {len(invariants)} invariants over {len(letters)} letters up to depth "
         f"{depth} (messages {' '.join(MESSAGE_IDS)}, tool calls {' '.join(TOOL_CALL_IDS)}, "
-        f"interrupt {INTERRUPT_ID}; {'concurrent' if concurrent_runs else 'serial'} runs)"
+        f"interrupt {INTERRUPT_ID}; profile {profile}, queue policy {policy})"
     )
     if skip:
         say(f"skipped: {', '.join(skip)}")
@@ -113,7 +136,8 @@ def check(
             letters,
             invariants=invariants,
             progress=progress,
-            concurrent_runs=concurrent_runs,
+            profile=profile,
+            queue_policy=policy,
         )
     figures = (
         f"{result.sequences} sequences, {result.states} distinct states, {result.seconds:.1f} s"
@@ -131,13 +155,13 @@ def check(
     if out is not None:
         out.write_text(text)
         click.echo(f"scenario written to {out} (agui-fsm replay {out})")
-        _confirm_replay(found.scenario)
+        _confirm_replay(found.scenario, profile)
     else:
         click.echo(text, nl=False)
     sys.exit(1)
 
 
-def _confirm_replay(scenario: dict) -> None:
+def _confirm_replay(scenario: dict, profile: str) -> None:
     """The scenario replays through ``agui-fsm replay`` (a malformed file would be useless)."""
     try:
         from agui_fsm.replay import replay_scenario
@@ -145,7 +169,7 @@ def _confirm_replay(scenario: dict) -> None:
         return
     try:
         with quiet_runtime_logs():
-            output = replay_scenario(scenario)
+            output = replay_scenario(scenario, profile=profile)
     except Exception as exc:  # noqa: BLE001 - reported; the counterexample stands
         click.echo(f"warning: the scenario does not replay: {exc}", err=True)
         return

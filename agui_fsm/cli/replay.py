@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from agui_fsm.machines.table import PROFILES
 from agui_fsm.replay import ScenarioError, load_scenario
 from agui_fsm.replay.normalize import IdNormalizer, input_strings
 from agui_fsm.replay.runner import Replay
@@ -28,7 +29,15 @@ from agui_fsm.trace import tracing
     is_flag=True,
     help="Record protocol violations as diagnostics instead of failing the run.",
 )
-def replay(scenario: Path, trace: bool, lenient: bool) -> None:
+@click.option(
+    "--profile",
+    type=click.Choice(PROFILES),
+    default="spec",
+    show_default=True,
+    help="spec: AG-UI 1.0 with every invariant holding; reference: "
+    "@assistant-ui/react-ag-ui 0.0.57 exactly (compare specs/conformance/reference/).",
+)
+def replay(scenario: Path, trace: bool, lenient: bool, profile: str) -> None:
     """Replay SCENARIO (scenario format v1) and print the normalized thread as JSON."""
     import asyncio
 
@@ -38,7 +47,7 @@ def replay(scenario: Path, trace: bool, lenient: bool) -> None:
         raise click.UsageError(str(exc)) from exc
     rename = IdNormalizer(input_strings(raw))
     with tracing() as recorded:
-        output = asyncio.run(Replay(parsed, raw, lenient=lenient).play(rename))
+        output = asyncio.run(Replay(parsed, raw, lenient=lenient, profile=profile).play(rename))
     if trace:
         for taken in recorded.taken:
             instance = rename(taken.instance.removeprefix(OPTIMISTIC_PREFIX))

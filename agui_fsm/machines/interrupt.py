@@ -10,6 +10,9 @@ answers the unanswered ones with ``cancelled``; a tool approval answers its gate
 
 from agui_fsm.machines.table import MachineTable, edge
 
+# What moves the thread past a pending interrupt without an answer.
+SUPERSEDING = ("MESSAGES_SNAPSHOT", "RUN_STARTED", "import_snapshot", "RUN_ERROR", "agent_error")
+
 INTERRUPT = MachineTable(
     name="interrupt",
     description="One interrupt from a RUN_FINISHED outcome, until the client answers it.",
@@ -27,26 +30,59 @@ INTERRUPT = MachineTable(
         "without an answer",
     },
     transitions=(
-        edge("RUN_FINISHED", "absent", "pending", do="expose_interrupt"),
+        edge("RUN_FINISHED", "absent", "pending", do="expose_interrupt", profile="reference"),
+        edge(
+            "RUN_FINISHED",
+            "absent",
+            "pending",
+            do=("show_on_message", "expose_interrupt"),
+            profile="spec",
+        ),
         edge("import_snapshot", "absent", "pending", do="expose_interrupt"),
         edge("MESSAGES_SNAPSHOT", "absent", "pending", do="expose_interrupt"),
-        edge(
-            "submit_interrupt_responses",
-            "pending",
-            "resolved",
-            when="response_resolved",
-            do="record_response",
+        *(
+            e
+            for profile, effects in (
+                ("reference", ("record_response",)),
+                ("spec", ("record_response", "forget_interrupt")),
+            )
+            for e in (
+                edge(
+                    "submit_interrupt_responses",
+                    "pending",
+                    "resolved",
+                    when="response_resolved",
+                    do=effects,
+                    profile=profile,
+                ),
+                edge(
+                    "submit_interrupt_responses",
+                    "pending",
+                    "cancelled",
+                    do=effects,
+                    profile=profile,
+                ),
+            )
         ),
-        edge("submit_interrupt_responses", "pending", "cancelled", do="record_response"),
-        edge("MESSAGES_SNAPSHOT", "pending", "superseded"),
-        edge("RUN_STARTED", "pending", "superseded"),
-        edge("import_snapshot", "pending", "superseded"),
-        edge("RUN_ERROR", "pending", "superseded"),
-        edge("agent_error", "pending", "superseded"),
+        edge("resume", "pending", "pending", do="hold_resume", profile="spec"),
+        *(edge(t, "pending", "superseded", profile="reference") for t in SUPERSEDING),
+        *(
+            edge(t, "pending", "superseded", do="forget_interrupt", profile="spec")
+            for t in SUPERSEDING
+        ),
     ),
     guards={"response_resolved": "the response's status is 'resolved'"},
     effects={
         "expose_interrupt": "list the interrupt in pending_interrupts",
         "record_response": "send the response in the resume run's input (resume array)",
+        "show_on_message": "if a MESSAGES_SNAPSHOT dropped the run's placeholder, recreate "
+        "the run's message to carry the interrupt: the client never holds an interrupt the "
+        "thread does not show",
+        "hold_resume": "a resume that tool results made due does not start past the "
+        "interrupt (the reference starts it and @ag-ui/client refuses it); the run that "
+        "answers the interrupt carries the results",
+        "forget_interrupt": "the client drops the interrupt (answered, or moved past) from the "
+        "agent's pending set as well, so it refuses no later run for an interrupt nobody can "
+        "answer",
     },
 )

@@ -45,7 +45,7 @@ MESSAGE_STATUS = MachineTable(
             when="has_interrupt",
             do="expose_interrupts",
         ),
-        edge("RUN_FINISHED", "running", "complete", when="outcome_success"),
+        edge("RUN_FINISHED", "running", "complete", when="outcome_success", profile="reference"),
         edge("RUN_FINISHED", "running", "complete", unless="has_unresolved_tool_calls"),
         edge(
             "RUN_FINISHED",
@@ -62,7 +62,17 @@ MESSAGE_STATUS = MachineTable(
             do="record_error",
         ),
         edge("agent_error", STATES, "incomplete_error", do="record_error"),
-        edge("cancel", ("running", *REQUIRES_ACTION, "complete"), "incomplete_cancelled"),
+        edge("cancel", "running", "incomplete_cancelled"),
+        edge(
+            "cancel",
+            (*REQUIRES_ACTION, "complete"),
+            "incomplete_cancelled",
+            profile="reference",
+        ),
+        *(
+            edge("cancel", state, state, do="keep_outcome", profile="spec")
+            for state in (*REQUIRES_ACTION, "complete")
+        ),
         *(
             edge(
                 trigger,
@@ -120,8 +130,10 @@ MESSAGE_STATUS = MachineTable(
     ),
     guards={
         "has_interrupt": "the RUN_FINISHED outcome is an interrupt carrying interrupts",
-        "outcome_success": "the RUN_FINISHED outcome says success explicitly",
-        "has_unresolved_tool_calls": "some tool call of the aggregator has no result",
+        "outcome_success": "the RUN_FINISHED outcome says success explicitly (the reference "
+        "then completes the message even with front-end tool calls left unanswered)",
+        "has_unresolved_tool_calls": "some tool call of the run has no result (AG-UI 1.0: "
+        "those named by a success outcome's pendingToolCallIds, when it names any)",
         "client_results_resolve_all": "results the client added (kept across snapshots) "
         "resolve every tool call of the message",
         "all_tool_calls_resolved": "every tool call of the message now has a result",
@@ -145,6 +157,8 @@ MESSAGE_STATUS = MachineTable(
         "clear_interrupts": "drop metadata.custom.agui.interrupts and settle the tool "
         "approvals named by the responses",
         "resume": "start a resume run carrying the responses",
+        "keep_outcome": "the run's RUN_FINISHED already decided the status: cancelling "
+        "only closes the stream (the interrupt stays shown and answerable)",
         "reassert_status": "a later event of the same stream re-asserts the aggregator's "
         "status over the client's change",
     },

@@ -3,7 +3,9 @@
 A run is ``running`` from the moment the client starts it until the first
 RUN_FINISHED (then ``draining`` while the stream stays open) and settles in
 exactly one of ``finished``, ``errored``, ``cancelled`` or ``interrupted``.
-``start_run`` leaves only ``idle`` or a settled state, so two runs never overlap.
+``start_run`` leaves only ``idle`` or a settled state; a run requested while one
+streams (``request_run``) is queued behind it in the ``spec`` profile, and starts at
+once beside it in the ``reference`` profile, as the TypeScript reference does.
 
 As in ``@assistant-ui/react-ag-ui``, the client never forwards the stream's own
 RUN_STARTED (the aggregator is reset by the client when it opens the run), and
@@ -14,6 +16,8 @@ is finished as if it had sent it.
 from agui_fsm.machines.table import MachineTable, edge
 
 SETTLED = ("finished", "errored", "cancelled", "interrupted")
+# States a run's stream may still be open in (after RUN_ERROR it is read to its end).
+BUSY = ("running", "draining", "errored")
 
 RUN = MachineTable(
     name="run",
@@ -34,11 +38,47 @@ RUN = MachineTable(
     transitions=(
         edge("start_run", ("idle", *SETTLED), "running", do="open_run"),
         edge("RUN_STARTED", ("running", "draining"), "running", do="ignore_event"),
+        edge(
+            "RUN_FINISHED",
+            ("running", "draining"),
+            "errored",
+            when="outcome_names_pending_tool_calls",
+            do="reject_outcome",
+            profile="reference",
+        ),
         edge("RUN_FINISHED", "running", "draining", when="first_finish", do="record_outcome"),
-        edge("RUN_FINISHED", "running", "draining", do="ignore_event"),
+        edge(
+            "RUN_FINISHED",
+            "running",
+            "draining",
+            do=("ignore_event", "hold_agent_interrupts"),
+            profile="reference",
+        ),
+        edge("RUN_FINISHED", "running", "draining", do="ignore_event", profile="spec"),
+        edge(
+            "RUN_FINISHED",
+            "draining",
+            "draining",
+            do=("ignore_event", "hold_agent_interrupts"),
+            profile="reference",
+        ),
+        edge("RUN_FINISHED", "draining", "draining", do="ignore_event", profile="spec"),
+        *(
+            edge("MESSAGES_SNAPSHOT", state, state, do="store_snapshot_messages", profile="spec")
+            for state in ("running", "draining")
+        ),
         edge("RUN_ERROR", ("running", "draining"), "errored", do="mark_error"),
         edge("agent_error", ("running", "draining", "errored"), "errored", do="mark_error"),
         edge("cancel", ("running", "draining"), "cancelled", do="mark_cancelled"),
+        *(
+            e
+            for state in BUSY
+            for e in (
+                edge("request_run", state, state, when="refuses_while_running", do="refuse_run"),
+                edge("request_run", state, state, do="queue_run", profile="spec"),
+                edge("request_run", state, state, do="start_overlapping_run", profile="reference"),
+            )
+        ),
         edge("stream_end", "draining", "interrupted", when="has_interrupt", do="close_run"),
         edge("stream_end", "draining", "finished", do="close_run"),
         edge(
@@ -55,6 +95,9 @@ RUN = MachineTable(
     guards={
         "has_interrupt": "the RUN_FINISHED outcome was an interrupt with interrupts",
         "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
+        "outcome_names_pending_tool_calls": "the success outcome carries AG-UI 1.0's "
+        "pendingToolCallIds",
+        "refuses_while_running": "the runtime's queue_policy is 'refuse'",
         "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second "
         "RUN_STARTED reopened the stream's run, not the client's",
     },
@@ -64,13 +107,28 @@ RUN = MachineTable(
         "ignore_event": "the client forwards neither the stream's RUN_STARTED nor a later "
         "RUN_FINISHED to the aggregator (a second run in one stream goes on in the same "
         "message)",
-        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome)",
+        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); the "
+        "agent holds its interrupts for the next run to answer",
+        "hold_agent_interrupts": "@ag-ui/client holds the interrupts of the stream's last "
+        "RUN_FINISHED, even one the client never forwarded: the next run is refused for "
+        "interrupts the thread does not show",
         "mark_error": "mark the assistant message incomplete with the error; the run's "
         "caller is raised the error once the run has settled",
         "mark_cancelled": "mark the assistant message incomplete/cancelled and stop reading "
         "the stream",
         "synthesize_run_finished": "the stream closed without RUN_FINISHED: hand the "
         "aggregator one, as @ag-ui/client's finalize does",
-        "close_run": "clear the running flag; then start a deferred resume, if one is due",
+        "close_run": "clear the running flag; then start a deferred resume, if one is due, "
+        "then the runs queued behind this one",
+        "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the "
+        "outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
+        "store_snapshot_messages": "the history adapter is given the snapshot's messages it "
+        "does not have yet, in thread order (a user message the snapshot renamed is stored "
+        "under its new id, so what it stores stays connected); the reference stores none",
+        "refuse_run": "append, reload or resume while this run streams raises UsageError",
+        "queue_run": "append, reload or resume while this run streams waits until it has "
+        "settled (and any resume it made due), then goes ahead: runs never overlap",
+        "start_overlapping_run": "append, reload or resume while this run streams starts "
+        "another run at once, as @assistant-ui/react-ag-ui does: the two overlap",
     },
 )

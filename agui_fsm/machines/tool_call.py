@@ -50,6 +50,14 @@ TOOL_CALL = MachineTable(
         edge("TOOL_CALL_START", LIVE, "started", when="by_client", do="restart_call"),
         edge("TOOL_CALL_CHUNK", "absent", "streaming_args", do=("create_part", "append_args")),
         edge("import_snapshot", "absent", "resolved", when="has_result", do="import_part"),
+        edge(
+            "import_snapshot",
+            "absent",
+            "resolved",
+            when="result_known",
+            do=("import_part", "keep_known_result"),
+            profile="spec",
+        ),
         edge("import_snapshot", "absent", "awaiting_result", do="import_part"),
         edge("TOOL_CALL_ARGS", OPEN_ARGS, "streaming_args", do="append_args"),
         edge("TOOL_CALL_CHUNK", OPEN_ARGS, "streaming_args", do="append_args"),
@@ -88,7 +96,17 @@ TOOL_CALL = MachineTable(
             edge("ACTIVITY_SNAPSHOT", state, state, when="is_mcp_app", do="attach_app")
             for state in LIVE
         ),
-        edge("add_tool_result", LIVE, "resolved", do="record_client_result"),
+        edge("add_tool_result", RESOLVABLE, "resolved", do="record_client_result"),
+        edge(
+            "add_tool_result", RESOLVED, "resolved", do="record_client_result", profile="reference"
+        ),
+        edge(
+            "add_tool_result",
+            RESOLVED,
+            "resolved",
+            do=("record_client_result", "override_result"),
+            profile="spec",
+        ),
         edge("auto_cancel", RESOLVABLE, "cancelled", do="record_cancellation"),
         edge(
             "interrupt",
@@ -103,6 +121,8 @@ TOOL_CALL = MachineTable(
         "by_client": "taken by the client runtime, which renders streams the protocol "
         "forbids; the validator never passes it",
         "has_result": "the imported tool call carries a result",
+        "result_known": "the thread already shows a result for this call (a front-end result "
+        "the snapshot's producer has not seen yet)",
         "has_app_result": "an MCP app CallToolResult is already recorded: it is not overwritten",
         "is_mcp_app": "the ACTIVITY_SNAPSHOT has activityType 'mcp-apps' and a ui:// "
         "resourceUri, and names this call (or it is the last one resolved)",
@@ -126,6 +146,9 @@ TOOL_CALL = MachineTable(
         "attach_app": "record the MCP app's resource URI and server id",
         "record_client_result": "record the client's result, artifact and isError; later "
         "aggregator snapshots keep it",
+        "keep_known_result": "keep the result the thread showed for the call",
+        "override_result": "the client's result replaces the backend's: later aggregator "
+        "snapshots show the client's (a later different backend result still wins)",
         "record_cancellation": "record {'error': 'Tool call cancelled by user'}, isError true",
         "attach_approval": "project the interrupt onto the part as approval {id}",
         "settle_approval": "record the decision sent in the resume array on the approval",

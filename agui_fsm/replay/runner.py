@@ -127,7 +127,12 @@ class Replay:
             if self._actions:
                 await asyncio.wait(set(self._actions))
                 quiet = 0
-            elif self.runtime.is_running or self.runtime.is_loading or self._tools_busy:
+            elif (
+                self.runtime.is_running
+                or self.runtime.is_loading
+                or self.runtime.queued_runs
+                or self._tools_busy
+            ):
                 quiet = 0
             else:
                 quiet += 1
@@ -235,6 +240,6 @@ def part_output(part: dict[str, Any]) -> dict[str, Any]:
 
 
 def replay_scenario(raw: Any, *, lenient: bool = False, profile: str = "spec") -> dict[str, Any]:
-    """The normalized output (``SCENARIOS.md``) of replaying the scenario JSON ``raw``."""
-    replay = Replay(parse_scenario(raw), raw, lenient=lenient, profile=profile)
-    return asyncio.run(replay.play())
+    """The normalized output (``specs/conformance/FORMAT.md``) of replaying the scenario JSON
+    ``raw`` in a behaviour profile (``spec`` or ``reference``)."""
+    return asyncio.run(Replay(parse_scenario(raw), raw, lenient=lenient, profile=profile).play())

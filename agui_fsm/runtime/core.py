@@ -24,7 +24,7 @@ from agui_fsm.aggregator.parts import AGUI_NAMESPACE
 from agui_fsm.errors import (
     UsageError,
 )
-from agui_fsm.machines.table import Lifecycle
+from agui_fsm.machines.table import PROFILES, Lifecycle
 from agui_fsm.runtime.conversions import (
     from_agui_messages,
     like_to_message,
@@ -43,19 +43,21 @@ from agui_fsm.runtime.messages import (
     status_for,
     status_name,
 )
+from agui_fsm.runtime.observe import RunQueue, RunView
 from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
 from agui_fsm.runtime.run import AgentRunError, RunContext
 from agui_fsm.runtime.runs import RunOps
+from agui_fsm.runtime.snapshots import keep_known_results, known_results
 from agui_fsm.runtime.tool_executor import Tool, ToolExecutor
 from agui_fsm.runtime.tool_results import ToolResultOps, all_resolved
-from agui_fsm.spec import COMPILED
+from agui_fsm.spec import COMPILED_BY_PROFILE
 
 log = logging.getLogger("agui_fsm.runtime")
-INTERRUPT_MACHINE = COMPILED["interrupt"]
 PERSISTABLE = frozenset(
     {"complete", "incomplete_error", "incomplete_cancelled", "requires_action_interrupt"}
 )
 _UNSET: Any = object()
+QUEUE_POLICIES = {"spec": ("queue", "refuse"), "reference": ("overlap", "refuse")}
 
 
 class Diagnostic:
@@ -97,13 +99,20 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     those ``@ag-ui/client``'s verifyEvents fails on too, the stricter rules of the
     conformance catalogue being recorded as diagnostics; ``"all"`` every error.
 
-    ``concurrent_runs`` (default True, as the reference) lets append, reload and resume
-    start a run while another streams; False refuses them with a :class:`UsageError`
-    until it has settled. A resume that tool results make due never overlaps a run.
-
     ``tools``: the front-end tools the client runs itself, ``{name: callable}`` (sync or
     async, taking the parsed arguments); see :mod:`agui_fsm.runtime.tool_executor`.
-    ``profile`` (``spec`` or ``reference``) selects the behaviour profile.
+
+    ``profile``: ``"spec"`` (default: AG-UI 1.0, every invariant of
+    :mod:`agui_fsm.invariants` holds) or ``"reference"`` (``@assistant-ui/react-ag-ui``
+    0.0.57 exactly, its defects included). Where they differ, the difference is an edge
+    of the machine tables limited to one profile (``specs/machines.json``).
+
+    ``queue_policy``: what append, reload and resume do while a run streams (the run
+    machine's ``request_run``): ``"queue"`` (spec default) waits until it has settled,
+    ``"refuse"`` raises :class:`UsageError`, ``"overlap"`` (reference default, and only
+    there) starts a second run beside it. A resume that tool results make due never
+    overlaps a run. ``protocol_version`` (e.g. ``"1.0"``) is sent as the input's
+    ``protocolVersion``.
     """
 
     def __init__(
@@ -124,12 +133,25 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         on_cancel: Callable[[], Any] | None = None,
         on_update: Callable[[ThreadRuntime], Any] | None = None,
         id_factory: Callable[[], str] = default_id,
-        concurrent_runs: bool = True,
         validation: str = "client",
         profile: str = "spec",
+        queue_policy: str | None = None,
+        protocol_version: str | None = None,
     ) -> None:
+        if profile not in PROFILES:
+            raise UsageError(f"profile must be one of {', '.join(PROFILES)}, not {profile!r}")
+        policy = queue_policy or QUEUE_POLICIES[profile][0]
+        if policy not in QUEUE_POLICIES[profile]:
+            raise UsageError(
+                f"queue_policy {policy!r} is not available in the {profile} profile "
+                f"(choose {' or '.join(QUEUE_POLICIES[profile])})"
+            )
         self.agent = agent
-        self.concurrent_runs = concurrent_runs
+        self.profile = profile
+        self.machines = COMPILED_BY_PROFILE[profile]
+        self.queue_policy = policy
+        self.protocol_version = protocol_version
+        self._queue = RunQueue()
         if validation not in ("client", "all"):
             raise UsageError(f"validation must be 'client' or 'all', not {validation!r}")
         self.validation = validation
@@ -138,7 +160,6 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         self.lenient = lenient
         self.validator_factory = validator
         self.tool_definitions = tool_definitions
-        self.profile = profile
         self.system = system
         self.forwarded_props = dict(forwarded_props or {})
         self.thread_id = thread_id or getattr(agent, "thread_id", None) or "main"
@@ -180,6 +201,32 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     @property
     def is_running(self) -> bool:
         return self._running
+
+    @property
+    def active_run(self) -> RunView | None:
+        """The latest run started while it has not settled: what ``cancel`` aborts."""
+        return RunView(self._run) if self._run is not None else None
+
+    @property
+    def resume_due(self) -> bool:
+        """Tool results made a resume run due; it starts once the active run returns."""
+        return self._pending_resume is not None
+
+    @property
+    def queued_runs(self) -> int:
+        """Operations waiting for the active run to settle (``queue_policy="queue"``)."""
+        return self._queue.waiting
+
+    @property
+    def agent_interrupts(self) -> list[dict[str, Any]]:
+        """The interrupts of the agent's last RUN_FINISHED that the next run must answer
+        (``@ag-ui/client`` refuses a run that leaves one unanswered)."""
+        return [dict(i) for i in self._agent_interrupts]
+
+    @property
+    def interrupt_states(self) -> dict[str, str]:
+        """Interrupt id -> its interrupt machine's state, for every interrupt seen."""
+        return {k: life.state for k, life in self._interrupt_lives.items()}
 
     @property
     def pending_interrupts(self) -> list[dict[str, Any]]:
@@ -225,6 +272,11 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
             for p in assistant.content
             if p.get("type") == "tool-call" and not is_resolved(p)
         ]
+        named = ((assistant.metadata.get("custom") or {}).get(AGUI_NAMESPACE) or {}).get(
+            "pendingToolCallIds"
+        )
+        if named:  # AG-UI 1.0: the success outcome names them, in the order they were made
+            ids = [i for i in named if i in ids]
         return (assistant.id, ids) if ids else None
 
     def find_message_id_for_tool_call(self, tool_call_id: str) -> str | None:
@@ -278,7 +330,16 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     def _status_life(self, message: Message) -> Lifecycle:
         if message.status_life is None:
             message.status_life = new_status_life(message, status_name(message.status))
+            self._adopt(message)
         return message.status_life
+
+    def _adopt(self, message: Message) -> None:
+        """Bind an imported message's machines to this runtime's profile (the conversions
+        build them on the default profile's tables; the states are the same)."""
+        if message.status_life is not None:
+            message.status_life.machine = self.machines["message_status"]
+        for life in message.tool_lives.values():
+            life.machine = self.machines["tool_call"]
 
     def _set_status(
         self, message: Message, life: Lifecycle, trigger: str, guards: Any, error: Any = None
@@ -299,7 +360,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
             status=status_for("running"),
             metadata=assistant_metadata(unstable_state=self._state, **extra),
         )
-        message.status_life = Lifecycle(COMPILED["message_status"], message_id)
+        message.status_life = Lifecycle(self.machines["message_status"], message_id)
         message.status_life.fire("RUN_STARTED")
         self.repo.add_or_update(parent_id if parent_id is not None else self.repo.head_id, message)
         self.repo.switch_to_branch(message_id)
@@ -360,7 +421,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
             if current is not None:
                 self.history.persist_assistant(current[0])
         if taken is not None:
-            if "expose_interrupts" in taken.effects:
+            # expose_interrupts, or a later event re-asserting the interrupt status
+            if "expose_interrupts" in taken.effects or taken.dest == "requires_action_interrupt":
                 self._sync_interrupts("RUN_FINISHED")
             if "resume_if_due" in taken.effects:
                 self._pending_resume = resolved
@@ -452,7 +514,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         if runs:
             self._announce("append")
             self._assert_no_pending_interrupts()
-            self._assert_may_start("append")
+            await self._take_turn("append")
+            self._assert_no_pending_interrupts()  # the run waited for may have raised one
             self._maybe_auto_cancel()
         entry = self._append_entry(message, parent_id, source_id)
         if runs:
@@ -490,7 +553,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
                 parent_id = found[1] if found[0].role == "assistant" else target
         self._announce("reload")
         self._assert_no_pending_interrupts()
-        self._assert_may_start("reload")
+        await self._take_turn("reload")
+        self._assert_no_pending_interrupts()
         self._maybe_auto_cancel()
         await self._start_run(parent_id, run_config)
 
@@ -499,7 +563,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     ) -> None:
         """Run the agent again from ``parent_id`` without adding a message."""
         self._assert_no_pending_interrupts()
-        self._assert_may_start("resume")
+        await self._take_turn("resume")
+        self._assert_no_pending_interrupts()
         await self._start_run(
             parent_id, run_config if run_config is not None else self._last_run_config
         )
@@ -608,6 +673,9 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         found = self.repo.get(active_id) if active_id else None
         active = found[0] if found and found[0].role == "assistant" else None
         converted = from_agui_messages(raw, show_thinking=self.show_thinking, new_id=self.new_id)
+        for message in converted:
+            self._adopt(message)
+        keep_known_results(converted, known_results(self.repo.messages()), self.machines)
         contains_active = active is not None and any(m.id == active.id for m in converted)
         preserves = (
             active is not None
@@ -652,6 +720,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
                     items.append(RepositoryItem(message, previous))
                     previous = message.id
                 loaded = LoadedHistory(messages=items)
+            for item in loaded.messages:
+                self._adopt(item.message)
             self.repo.apply_loaded(loaded.head_id, list(loaded.messages))
             self.history.loaded([item.message.id for item in loaded.messages])
             self._sync_interrupts("import_snapshot")
@@ -686,6 +756,7 @@ def _renamed(message: Message, new_id: str) -> Message:
     other._meta = {k: v for k, v in message._meta.items() if k != "isOptimistic"}
     other._source = message._source
     other._preserved = message._preserved
+    other._overrides = message._overrides
     other.status_life = message.status_life
     other.tool_lives = message.tool_lives
     return other

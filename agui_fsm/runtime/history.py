@@ -151,6 +151,19 @@ class HistorySync:
                 lambda: None, lambda: log.error("failed to append history entry: %s", write.error)
             )
 
+    def store_missing(self, items: list[RepositoryItem], visible: list[Any]) -> None:
+        """Append the visible messages the adapter lacks, oldest first (the run machine's
+        ``store_snapshot_messages``); messages still being written are persisted later."""
+        if self.adapter is None:
+            return
+        parents = {item.message.id: item.parent_id for item in items}
+        for message in visible:
+            if message.id in self.persisted or message.id in self.parents:
+                continue
+            if message.role == "assistant" and message.status_state == "running":
+                continue
+            self.record_entry(parents.get(message.id), message)
+
     # -- assistant messages ---------------------------------------------------------------
 
     def mark_pending(self, message_id: str, parent_id: str | None) -> None:

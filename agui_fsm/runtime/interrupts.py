@@ -27,10 +27,8 @@ from agui_fsm.errors import (
     UsageError,
 )
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED
 
 log = logging.getLogger("agui_fsm.runtime")
-INTERRUPT_MACHINE = COMPILED["interrupt"]
 
 
 class InterruptOps:
@@ -47,12 +45,31 @@ class InterruptOps:
             life = self._interrupt_lives.get(interrupt_id)
             if life is None or life.state != "pending":
                 life = self._interrupt_lives[interrupt_id] = Lifecycle(
-                    INTERRUPT_MACHINE, interrupt_id
+                    self.machines["interrupt"], interrupt_id
                 )
                 life.fire(trigger if life.can(trigger) else "import_snapshot")
         for interrupt_id, life in self._interrupt_lives.items():
             if life.state == "pending" and interrupt_id not in open_ids and life.can(trigger):
-                life.fire(trigger)
+                taken = life.fire(trigger)
+                if "forget_interrupt" in taken.effects:
+                    self._forget_agent_interrupt(interrupt_id)
+
+    def _forget_agent_interrupt(self, interrupt_id: str) -> None:
+        self._agent_interrupts = [i for i in self._agent_interrupts if i.get("id") != interrupt_id]
+
+    def _resume_held(self) -> bool:
+        """A pending interrupt the thread shows holds a due resume back (``hold_resume``)."""
+        pending = self.get_pending_interrupts()
+        for interrupt in pending[1] if pending else ():
+            life = self._interrupt_lives.get(interrupt["id"])
+            if (
+                life is not None
+                and life.state == "pending"
+                and life.can("resume")
+                and "hold_resume" in life.fire("resume").effects
+            ):
+                return True
+        return False
 
     def _assert_no_pending_interrupts(self) -> None:
         if self.get_pending_interrupts() is not None:
@@ -65,9 +82,19 @@ class InterruptOps:
         if self._running:
             raise UsageError(f"[agui] {method}: a run is already in progress")
 
-    def _assert_may_start(self, method: str) -> None:
-        if not self.concurrent_runs:
-            self._assert_not_running(method)
+    async def _take_turn(self, method: str) -> None:
+        """A run is asked for (append, reload, resume): while one streams, the run machine's
+        ``request_run`` edge says whether to refuse, wait for it to settle, or overlap."""
+        run = self._run
+        if not self._running or run is None or not run.life.can("request_run"):
+            return
+        taken = run.life.fire(
+            "request_run", {"refuses_while_running": self.queue_policy == "refuse"}
+        )
+        if "refuse_run" in taken.effects:
+            raise UsageError(f"[agui] {method}: a run is already in progress")
+        if "queue_run" in taken.effects:
+            await self._queue.wait_until(lambda: not self._running)
 
     @staticmethod
     def _collect_responses(
@@ -139,10 +166,12 @@ class InterruptOps:
         for entry in resume:
             ilife = self._interrupt_lives.get(entry["interruptId"])
             if ilife is not None and ilife.state == "pending":
-                ilife.fire(
+                taken = ilife.fire(
                     "submit_interrupt_responses",
                     {"response_resolved": entry.get("status") == "resolved"},
                 )
+                if "forget_interrupt" in taken.effects:
+                    self._forget_agent_interrupt(entry["interruptId"])
         self._set_status(message, life, "submit_interrupt_responses", {})
         self._notify()
 

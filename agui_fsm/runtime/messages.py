@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agui_fsm.aggregator import RunSnapshot
-from agui_fsm.aggregator.parts import AGUI_NAMESPACE
+from agui_fsm.aggregator.parts import AGUI_NAMESPACE, MISSING
 from agui_fsm.machines.message_status import STATUS_OBJECTS
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -99,6 +99,7 @@ class Message:
         "_meta",
         "_meta_key",
         "_meta_merged",
+        "_overrides",
         "_preserved",
         "_source",
         "attachments",
@@ -133,6 +134,7 @@ class Message:
         self._meta: dict[str, Any] = metadata if metadata is not None else {"custom": {}}
         self._source: RunSnapshot | None = None
         self._preserved: dict[str, dict[str, Any]] = {}
+        self._overrides: dict[str, Any] = {}
         self._merged: list[dict[str, Any]] | None = None
         self._merged_key: tuple | None = None
         self._meta_merged: dict[str, Any] | None = None
@@ -153,12 +155,19 @@ class Message:
         key = (id(parts), source.version)
         if self._merged_key != key:
             preserved = self._preserved
+            overrides = self._overrides
             merged = []
             for part in parts:
                 if (
                     part["type"] == "tool-call"
-                    and "result" not in part
                     and part["toolCallId"] in preserved
+                    and (
+                        "result" not in part
+                        or (
+                            part["toolCallId"] in overrides
+                            and part["result"] == overrides[part["toolCallId"]]
+                        )
+                    )
                 ):
                     part = {**part, **preserved[part["toolCallId"]]}
                 merged.append(part)
@@ -206,6 +215,20 @@ class Message:
         """Keep ``part``'s result for later snapshots (a tool call restarted by the stream)."""
         self._preserved[tool_call_id] = _result_fields(part)
         self._merged_key = None
+
+    def override(self, tool_call_id: str, backend_result: Any) -> None:
+        """The client's result for this call replaces ``backend_result`` in later snapshots
+        (the tool_call machine's ``override_result`` effect); a different backend result
+        delivered later still shows. Without a snapshot attached the backend's result is the
+        one already recorded."""
+        if self._source is None and tool_call_id in self._overrides:
+            return
+        self._overrides[tool_call_id] = backend_result
+        self._merged_key = None
+
+    def overridden(self, tool_call_id: str) -> Any:
+        """The backend result the client's result replaces for this call, or MISSING."""
+        return self._overrides.get(tool_call_id, MISSING)
 
     def materialize(self) -> None:
         """Turn the view into plain content and metadata (before the runtime edits them)."""

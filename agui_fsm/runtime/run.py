@@ -20,13 +20,11 @@ from agui_fsm.aggregator.mcp import MCP_APPS_ACTIVITY_TYPE
 from agui_fsm.errors import AguiFsmError, ProtocolViolation, StatePatchError
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.runtime.state import apply_state_delta
-from agui_fsm.spec import COMPILED
 
 if TYPE_CHECKING:
     from agui_fsm.runtime.core import ThreadRuntime
 
 E = EventType
-RUN_MACHINE = COMPILED["run"]
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
 _FIRST = {"first_finish": True}
 
@@ -61,8 +59,9 @@ class RunContext:
         self.finished_dispatched = False
         self.task: Any = None
         self.index = -1
-        self.life = Lifecycle(RUN_MACHINE, run_id)
+        self.life = Lifecycle(runtime.machines["run"], run_id)
         self.aggregator = RunAggregator(
+            profile=runtime.profile,
             show_thinking=runtime.show_thinking,
             emit=self.apply_update,
             on_server_message_id=lambda sid: self.adopt_server_message_id(sid, False),
@@ -94,10 +93,20 @@ class RunContext:
         return created
 
     def apply_update(self, snapshot: RunSnapshot) -> None:
-        target = self.ensure_assistant(snapshot.has_stream_content)
+        target = self.ensure_assistant(lambda: self._recreates_for(snapshot))
         resolved = self.rt._update_assistant(target, snapshot)
         if resolved != self.assistant_id:
             self.assistant_id = resolved
+
+    def _recreates_for(self, snapshot: RunSnapshot) -> bool:
+        """Whether a snapshot dropped placeholder is recreated for this update: stream
+        content does it; an interrupt outcome does where the interrupt machine's
+        RUN_FINISHED edge shows the interrupt on a message (``show_on_message``)."""
+        if snapshot.trigger == "RUN_FINISHED" and snapshot.interrupts:
+            taken = self.rt.machines["interrupt"].step("absent", "RUN_FINISHED")
+            if taken is not None and "show_on_message" in taken.effects:
+                return True
+        return snapshot.has_stream_content()
 
     def adopt_server_message_id(self, server_id: str, start_new: bool) -> None:
         rt = self.rt
@@ -149,6 +158,21 @@ class RunContext:
             RunStartedEvent.model_construct(thread_id=self.rt.thread_id, run_id=self.run_id)
         )
 
+    def rejects_outcome(self, event: Any) -> bool:
+        """Whether the run machine's ``reject_outcome`` edge refuses this RUN_FINISHED (the
+        reference profile's pre-1.0 schema and ``pendingToolCallIds``); it is taken if so."""
+        if event.type != E.RUN_FINISHED:
+            return False
+        outcome = getattr(event, "outcome", None)
+        if getattr(outcome, "pending_tool_call_ids", None) is None:
+            return False
+        guards = {"outcome_names_pending_tool_calls": True, "first_finish": True}
+        taken = self.life.machine.step(self.life.state, "RUN_FINISHED", guards)
+        if taken is None or "reject_outcome" not in taken.effects:
+            return False
+        self.life.fire("RUN_FINISHED", guards)
+        return True
+
     def on_event(self, event: Any) -> None:
         """One event of the (chunk-expanded) stream, through the subscriber's rules."""
         kind = event.type
@@ -160,15 +184,17 @@ class RunContext:
         if life.state == "errored":
             return
         if kind == E.RUN_FINISHED:
-            # The client keeps the interrupts of the stream's last RUN_FINISHED on the agent.
             outcome, interrupts = parse_outcome(getattr(event, "outcome", None))
-            self.rt._agent_interrupts = (interrupts or []) if outcome == "interrupt" else []
+            held = (interrupts or []) if outcome == "interrupt" else []
             if self.finished_dispatched:
                 if life.can("RUN_FINISHED"):
-                    life.fire("RUN_FINISHED")
+                    taken = life.fire("RUN_FINISHED")
+                    if "hold_agent_interrupts" in taken.effects:
+                        self.rt._agent_interrupts = held
                 return
             self.finished_dispatched = True
             life.fire("RUN_FINISHED", _FIRST)
+            self.rt._agent_interrupts = held
             self.dispatch(event)
             return
         if kind == E.RUN_ERROR:
@@ -202,6 +228,10 @@ class RunContext:
             return
         if kind == E.MESSAGES_SNAPSHOT:
             rt._import_messages_snapshot(event.messages, self.assistant_id)
+            if self.life.can("MESSAGES_SNAPSHOT"):
+                taken = self.life.fire("MESSAGES_SNAPSHOT")
+                if "store_snapshot_messages" in taken.effects:
+                    rt.history.store_missing(rt.repo.export()[1], rt.messages)
             return
         if kind == E.TOOL_CALL_RESULT:
             if not self.aggregator.has_tool_call(event.tool_call_id):

@@ -63,6 +63,7 @@ class RunOps:
         run_input: dict[str, Any] = {
             "threadId": self.thread_id,
             "runId": run_id,
+            **({"protocolVersion": self.protocol_version} if self.protocol_version else {}),
             "state": self._state,
             "messages": to_agui_messages(messages, new_id=self.new_id),
             "tools": to_agui_tools(self.tool_definitions),
@@ -158,15 +159,18 @@ class RunOps:
         finally:
             run.aggregator.settle()
             self._finish_run(run)
-        if self._pending_error is not None:
-            error, self._pending_error = self._pending_error, None
-            self._pending_resume = None
-            self._sync_interrupts("agent_error")
-            raise error
-        if self._pending_resume is not None:
-            message_id, self._pending_resume = self._pending_resume, None
-            if not run.aborted:
-                await self._start_resume_run(message_id)
+        try:
+            if self._pending_error is not None:
+                error, self._pending_error = self._pending_error, None
+                self._pending_resume = None
+                self._sync_interrupts("agent_error")
+                raise error
+            if self._pending_resume is not None:
+                message_id, self._pending_resume = self._pending_resume, None
+                if not run.aborted and not self._resume_held():
+                    await self._start_resume_run(message_id)
+        finally:
+            self._queue.wake()  # the runs queued behind this one (close_run)
 
     async def _consume(self, run: RunContext, stream: Any) -> None:
         if inspect.isawaitable(stream):
@@ -234,6 +238,18 @@ class RunOps:
                 self._diagnose(exc, run)
                 return
             raise
+        if run.rejects_outcome(event):
+            rejected = EventSchemaError(
+                "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
+                "profile's schema predates AG-UI 1.0)",
+                rule="SCHEMA-004",
+                index=index,
+                event_type="RUN_FINISHED",
+            )
+            if not self.lenient:
+                raise rejected
+            self._diagnose(rejected, run)
+            return
         for violation in validator.check(event):
             if not self.lenient and self._fails_run(violation):
                 raise as_protocol_violation(violation)

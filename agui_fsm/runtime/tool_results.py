@@ -36,11 +36,12 @@ class ToolResultOps:
 
     def _tool_fire(
         self, message: Message, tool_call_id: str, trigger: str, guards: Any = None
-    ) -> None:
+    ) -> Any:
         guards = {"by_client": True, **(guards or {})}
         life = message.tool_life(tool_call_id)
         if life is not None and life.can(trigger, guards):
-            life.fire(trigger, guards)
+            return life.fire(trigger, guards)
+        return None
 
     def _maybe_complete_after_tool_results(self, message_id: str, trigger: str) -> bool:
         found = self.repo.get(message_id)
@@ -68,7 +69,8 @@ class ToolResultOps:
         if self._running or self._pending_resume is None:
             return
         message_id, self._pending_resume = self._pending_resume, None
-        await self._start_resume_run(message_id)
+        if not self._resume_held():
+            await self._start_resume_run(message_id)
 
     async def _start_resume_run(self, message_id: str) -> None:
         try:
@@ -101,6 +103,7 @@ class ToolResultOps:
             for p in message.content
         ):
             return False
+        replaced = _shown_result(message, tool_call_id)
         content = []
         for part in message.content:
             if part.get("type") == "tool-call" and part.get("toolCallId") == tool_call_id:
@@ -111,8 +114,10 @@ class ToolResultOps:
                 if is_error is not None:
                     part["isError"] = is_error
             content.append(part)
-        self._tool_fire(message, tool_call_id, "add_tool_result")
+        taken = self._tool_fire(message, tool_call_id, "add_tool_result")
         message.set_content(content)
+        if taken is not None and "override_result" in taken.effects:
+            message.override(tool_call_id, replaced)
         self._notify()
         self._maybe_resume_after_tool_results(message.id, "add_tool_result")
         await self._drain_pending_resume()
@@ -225,6 +230,17 @@ class ToolResultOps:
         message.set_content(content)
         self._notify()
         self._maybe_complete_after_tool_results(message_id, "ACTIVITY_SNAPSHOT")
+
+
+def _shown_result(message: Message, tool_call_id: str) -> Any:
+    """The result the run's aggregator shows for the call (what a client result replaces);
+    the message's own once no run writes it."""
+    source = message.source
+    parts = source.content if source is not None else message.content
+    for part in parts:
+        if part.get("type") == "tool-call" and part.get("toolCallId") == tool_call_id:
+            return part.get("result")
+    return None
 
 
 def all_resolved(message: Message) -> bool:

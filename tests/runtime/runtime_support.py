@@ -57,6 +57,8 @@ def runtime(*runs: Any, **options: Any) -> tuple[ThreadRuntime, ScriptedAgent]:
     # The reference's own tests drive the subscriber directly, past verifyEvents; so do
     # these, unless a test asks for a validator.
     options.setdefault("validator", False)
+    # These tests port the reference's own cases: its profile unless a test asks otherwise.
+    options.setdefault("profile", "reference")
     return ThreadRuntime(agent, **options), agent
 
 

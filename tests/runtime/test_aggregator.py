@@ -13,10 +13,14 @@ from agui_fsm.trace import tracing
 
 
 class Feed:
-    def __init__(self, show_thinking: bool = True, **callbacks: Any) -> None:
+    """The reference's run-aggregator cases: the ``reference`` profile unless told."""
+
+    def __init__(
+        self, show_thinking: bool = True, profile: str = "reference", **callbacks: Any
+    ) -> None:
         self.snapshots: list[RunSnapshot] = []
         self.agg = RunAggregator(
-            show_thinking=show_thinking, emit=self.snapshots.append, **callbacks
+            show_thinking=show_thinking, emit=self.snapshots.append, profile=profile, **callbacks
         )
 
     def __call__(self, *events: dict) -> Feed:
@@ -883,6 +887,8 @@ def test_every_effect_of_an_event_edge_is_implemented_by_the_aggregator_or_runti
         "record_client_result",
         "record_cancellation",
         "settle_approval",
+        "override_result",  # runtime/tool_results.py
+        "keep_known_result",  # runtime/snapshots.py
     }
     for name in ("text_message", "reasoning_message", "tool_call"):
         declared = set(TABLES[name].effects)

@@ -377,7 +377,7 @@ def test_a_loaded_pending_interrupt_blocks_until_answered() -> None:
     rt, agent = runtime(stream(), history=history)
     run(rt.load_history())
     assert [i["id"] for i in rt.pending_interrupts] == ["i1"]
-    assert rt._interrupt_lives["i1"].state == "pending"
+    assert rt.interrupt_states["i1"] == "pending"
     run(rt.submit_interrupt_responses([{"interruptId": "i1", "status": "cancelled"}]))
     assert agent.inputs[0]["resume"] == [{"interruptId": "i1", "status": "cancelled"}]
 
@@ -453,7 +453,7 @@ def test_an_evicted_stable_assistant_is_recreated_and_kept() -> None:
 def test_interrupt_and_tool_lifecycles_follow_a_snapshot_import() -> None:
     rt, _ = runtime(stream(outcome=interrupt_outcome({"id": "i1", "reason": "x"})), history=None)
     run(rt.append("hi"))
-    assert rt._interrupt_lives["i1"].state == "pending"
+    assert rt.interrupt_states["i1"] == "pending"
     rt._import_messages_snapshot([{"id": "u", "role": "user", "content": "fresh"}], None)
-    assert rt._interrupt_lives["i1"].state == "superseded"
+    assert rt.interrupt_states["i1"] == "superseded"
     assert rt.pending_interrupts == []

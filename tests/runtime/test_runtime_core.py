@@ -512,8 +512,8 @@ def test_an_append_during_a_run_starts_an_overlapping_run_as_the_reference() -> 
     assert rt.run_count == 2 and not rt.is_running
 
 
-def test_concurrent_runs_can_be_refused() -> None:
-    rt, _ = runtime([started(), call(lambda: rt.append("again"))], concurrent_runs=False)
+def test_runs_requested_while_one_streams_can_be_refused() -> None:
+    rt, _ = runtime([started(), call(lambda: rt.append("again"))], queue_policy="refuse")
     with pytest.raises(UsageError, match="already in progress"):
         run(rt.append("hi"))
     assert rt.run_count == 1
@@ -854,7 +854,7 @@ def test_an_interrupt_is_exposed_and_answered_with_a_resume_run() -> None:
     assert rt.messages[1].status["type"] == "complete"
     assert "agui" not in rt.messages[1].metadata["custom"]
     assert rt.pending_interrupts == []
-    assert rt._interrupt_lives["int-1"].state == "resolved"
+    assert rt.interrupt_states["int-1"] == "resolved"
 
 
 def test_a_pending_interrupt_blocks_append_reload_and_resume_and_changes_nothing() -> None:
