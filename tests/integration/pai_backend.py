@@ -24,7 +24,7 @@ async def _model(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
     parts = messages[-1].parts
     returned = [p for p in parts if isinstance(p, ToolReturnPart)]
     if returned:
-        yield f"The tool said {returned[-1].content}."
+        yield f"The tool said {returned[-1].model_response_str()}."
         return
     prompts = [p.content for p in parts if isinstance(p, UserPromptPart)]
     prompt = prompts[-1] if prompts else ""

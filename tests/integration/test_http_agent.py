@@ -35,7 +35,9 @@ def last_status(rt: ThreadRuntime) -> dict:
 
 async def conversation(agent: HttpAgent) -> ThreadRuntime:
     """Text, a backend tool, a front-end tool answered and resumed, an error, text again."""
-    rt = ThreadRuntime(agent, tool_definitions={"confirm": {"description": "ask", "parameters": {}}})
+    rt = ThreadRuntime(
+        agent, tool_definitions={"confirm": {"description": "ask", "parameters": {}}}
+    )
     await rt.append("hello")
     assert texts(rt)[-1] == "Hello there."
     assert last_status(rt) == {"type": "complete", "reason": "unknown"}

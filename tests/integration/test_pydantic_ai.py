@@ -60,11 +60,6 @@ def test_pydantic_ai_streams_are_conformant(agui_run) -> None:
     assert_agui_conformant(recording)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs profile spec (issue 9): a success outcome leaving a front-end call "
-    "is completed today instead of requires-action, so add_tool_result does not resume",
-)
 def test_pydantic_ai_front_end_tool_resumes_after_its_result() -> None:
     """AG-UI 1.0: pydantic-ai ends the run with outcome success while the client's tool
     call has no result; the client runs the tool, and its result resumes the agent."""
