@@ -320,7 +320,7 @@ def test_a_raising_tool_submits_an_error_result() -> None:
 def test_tools_must_be_callables_definitions_go_elsewhere() -> None:
     with pytest.raises(UsageError, match="tool_definitions="):
         runtime(tools={"search": {"description": "s", "parameters": {}}})
-    with pytest.raises(UsageError, match="unknown profile"):
+    with pytest.raises(UsageError, match="profile must be one of spec, reference"):
         runtime(tools={"search": print}, profile="strict")
 
 
