@@ -12,11 +12,11 @@ last event); ``line`` the 1-based input line where the event starts, when there 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from xml.etree import ElementTree as ET
 
 from agui_fsm.conformance.rules import RULES, Severity
+from agui_fsm.jsonwire import dumps_text, escape_surrogates
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,18 +77,19 @@ class Report:
 
 
 def to_json(report: Report) -> str:
-    return json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
+    return dumps_text(report.as_dict(), indent=2) + "\n"
 
 
 def format_violation(name: str, violation: Violation) -> str:
     """``file:line: RULE-ID message`` (``file: RULE-ID message`` when there is no line)."""
     where = f"{name}:{violation.line}" if violation.line is not None else name
     suffix = " (warning)" if violation.severity == "warning" else ""
-    return f"{where}: {violation.rule} {violation.message}{suffix}"
+    return escape_surrogates(f"{where}: {violation.rule} {violation.message}{suffix}")
 
 
 def summary_line(name: str, report: Report) -> str:
     errors, warnings = len(report.errors), len(report.warnings)
+    name = escape_surrogates(name)
     if not report.violations:
         return f"{name}: valid AG-UI, {report.events} events checked"
     verdict = "valid AG-UI with warnings" if errors == 0 else "invalid AG-UI"

@@ -145,6 +145,26 @@ _ALL: tuple[Rule, ...] = (
         "same",
         ("AGUI504",),
     ),
+    _r(
+        "SCHEMA-006",
+        "error",
+        "Value beyond the decoder's limits",
+        """A value sits inside more than 100 nested objects/arrays (the event counts as one),
+       an integer has more than 4,300 digits, or a number is beyond a double's range. The
+       event is skipped: the nesting bound keeps every consumer's recursion (validation,
+       copies, patches, serialization) bounded, and the numbers have no faithful reading
+       (JSON.parse turns them into Infinity).""",
+        "stricter",
+    ),
+    _r(
+        "SCHEMA-007",
+        "error",
+        "Duplicate key in a JSON object",
+        """An object of the event names the same key twice. RFC 8259 says names SHOULD be
+       unique and I-JSON (RFC 7493) requires it; parsers disagree on which value wins
+       (JSON.parse and orjson keep the last, others the first), so the event is skipped.""",
+        "stricter",
+    ),
     # --- INPUT -------------------------------------------------------------------------------
     _r(
         "INPUT-001",

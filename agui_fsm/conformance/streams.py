@@ -14,9 +14,9 @@ where they are kept:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
+from agui_fsm import jsonwire
 from agui_fsm.conformance.context import MISSING, Ctx, Owners, who
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -287,12 +287,12 @@ class ToolCalls:
             call.lc.fire("TOOL_CALL_END")
         if text.strip():
             try:
-                json.loads(text)
-            except ValueError as exc:
+                jsonwire.loads(text)
+            except jsonwire.JsonProblem as exc:
                 self.ctx.emit(
                     "TOOL-006",
                     f"arguments of tool call {tid!r} are not valid JSON "
-                    f"({exc}); they were {_clip(text)}",
+                    f"({exc.message}); they were {_clip(text)}",
                 )
 
     def result(self, ev) -> None:

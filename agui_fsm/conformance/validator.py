@@ -13,7 +13,6 @@ for what it evidently meant, so one fault does not hide the next.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, get_args
@@ -21,6 +20,7 @@ from typing import Any, get_args
 from ag_ui.core import BaseEvent, Event
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from agui_fsm import jsonwire
 from agui_fsm.conformance.context import Ctx, Owners
 from agui_fsm.conformance.report import Report, Violation
 from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
@@ -100,6 +100,13 @@ def explicit_nulls(model: BaseModel, prefix: str = "") -> list[str]:
                 if isinstance(item, BaseModel):
                     found.extend(explicit_nulls(item, f"{prefix}{wire}[{i}]."))
     return found
+
+
+def _type_name(event: Any) -> str | None:
+    kind = type_of(event) if isinstance(event, BaseEvent) else None
+    if kind is None and isinstance(event, Mapping) and isinstance(event.get("type"), str):
+        kind = event["type"]
+    return kind
 
 
 def _kind(value: Any) -> str:
@@ -247,16 +254,22 @@ class Validator:
 
     def _parse(self, event: Any) -> BaseModel | None:
         ctx = self._ctx
-        if isinstance(event, BaseEvent):
-            ctx.event_type = type_of(event)
-            return event
         raw = event
         if isinstance(raw, str | bytes | bytearray):
             try:
-                raw = json.loads(raw)
-            except ValueError as exc:
-                ctx.emit("SCHEMA-001", f"the event is not valid JSON: {exc}")
+                raw = jsonwire.loads(raw)
+            except jsonwire.JsonProblem as exc:
+                ctx.emit(exc.rule, exc.message)
                 return None
+        else:
+            too_deep = jsonwire.depth_problem(raw)
+            if too_deep is not None:
+                ctx.event_type = _type_name(raw)
+                ctx.emit(too_deep.rule, too_deep.message)
+                return None
+            if isinstance(raw, BaseEvent):
+                ctx.event_type = type_of(raw)
+                return raw
         if not isinstance(raw, Mapping):
             ctx.emit("SCHEMA-002", f"the event is a JSON {_kind(raw)}, not an object")
             return None

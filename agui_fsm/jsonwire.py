@@ -1,0 +1,400 @@
+"""JSON on the wire: the one decoder every reader uses, and the nesting bound.
+
+AG-UI events are JSON (RFC 8259): no ``NaN`` or ``Infinity``, UTF-8 text, and (I-JSON,
+RFC 7493) unique object keys. :func:`loads` decodes one event's text with orjson and falls
+back to the standard library only to explain a failure or to look for duplicate keys, so a
+well-formed compact line costs one orjson parse and one orjson dump.
+
+Every value that reaches the validator or the runtime is at most :data:`MAX_DEPTH` levels
+deep (:func:`depth_problem`), so nothing downstream (pydantic, ``copy.deepcopy``,
+jsonpatch, serialization) can recurse without a bound. The check on text happens before
+any parser sees it: a bracket count bounds the depth for free on ordinary events, and only
+text with more brackets than the limit is scanned.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+MAX_DEPTH = 100
+"""Deepest JSON value accepted (``{}`` is 1 level, an event's ``snapshot: {}`` is 2)."""
+MAX_INT_DIGITS = 4300
+"""Longest integer accepted: CPython's own limit on int/str conversion."""
+
+DEPTH_RULE, DUPLICATE_RULE, SYNTAX_RULE = "SCHEMA-006", "SCHEMA-007", "SCHEMA-001"
+
+
+class JsonProblem(ValueError):
+    """The text is not an acceptable JSON value: ``rule`` and an actionable ``message``."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+
+# --- depth -----------------------------------------------------------------------------------
+def _render(path: list[Any]) -> str:
+    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in path]
+    if len(parts) > 8:
+        parts = [*parts[:4], f"[...{len(parts) - 6} levels...]", *parts[-2:]]
+    return "$" + "".join(parts)
+
+
+def _too_deep(path: list[Any], limit: int) -> JsonProblem:
+    return JsonProblem(
+        DEPTH_RULE,
+        f"the value nests deeper than {limit} levels at {_render(path)}; "
+        "flatten it (the limit keeps every consumer's recursion bounded)",
+    )
+
+
+def _children(value: Any):
+    """An iterator over (key, child) when ``value`` is a non-empty container, else None (an
+    empty object or array is a value like a scalar, as orjson counts levels)."""
+    if isinstance(value, Mapping):
+        return iter(value.items()) if value else None
+    if isinstance(value, list | tuple):
+        return enumerate(value) if value else None
+    if isinstance(value, BaseModel):
+        fields = vars(value)
+        return iter(fields.items()) if fields else None
+    return None
+
+
+def depth_problem(value: Any, limit: int = MAX_DEPTH) -> JsonProblem | None:
+    """The first place where a value inside ``value`` (dicts, lists, pydantic models) sits
+    in more than ``limit`` nested containers, as a :class:`JsonProblem`; None when none
+    does. Iterative, so a value of any depth (a cyclic one included) is measured without
+    recursion."""
+    top = _children(value)
+    if top is None:
+        return None
+    stack = [top]
+    keys: list[Any] = []
+    while stack:
+        for key, child in stack[-1]:
+            inner = _children(child)
+            if inner is not None:
+                if len(stack) >= limit:
+                    return _too_deep([*keys, key], limit)
+                keys.append(key)
+                stack.append(inner)
+                break
+        else:
+            stack.pop()
+            if keys:
+                keys.pop()
+    return None
+
+
+def value_depth(value: Any, cap: int = MAX_DEPTH + 1) -> int:
+    """How many nested containers the deepest value of ``value`` sits in, up to ``cap``."""
+    top = _children(value)
+    if top is None:
+        return 0
+    stack, deepest = [top], 1
+    while stack:
+        for _, child in stack[-1]:
+            inner = _children(child)
+            if inner is not None:
+                stack.append(inner)
+                deepest = max(deepest, len(stack))
+                if deepest >= cap:
+                    return cap
+                break
+        else:
+            stack.pop()
+    return deepest
+
+
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_KEEP_QUOTES_BRACKETS = bytes(b for b in range(256) if b not in b'"[]{}')
+_SKELETON_STRING = re.compile(rb'"[^"]*"')
+_EMPTY = re.compile(rb"[ \t\r\n]*[\]}]")
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]', re.DOTALL)
+
+
+def _text_depth_ok(data: bytes, limit: int) -> bool:
+    # Strings out (escapes first, so every quote left opens or closes one), then peel the
+    # innermost bracket pairs off, one level per pass, at C speed.
+    if b"\\" in data:
+        data = _ESCAPE.sub(b"", data)
+    brackets = _SKELETON_STRING.sub(b"", data.translate(None, _KEEP_QUOTES_BRACKETS))
+    for _ in range(limit):
+        peeled = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        if not peeled:
+            return True
+        if peeled == brackets:
+            return False
+        brackets = peeled
+    return not brackets
+
+
+def _text_depth_path(data: bytes, limit: int) -> list[Any] | None:
+    """The path where the text first goes deeper than ``limit``, token by token."""
+    stack: list[list[Any]] = []
+    last = b'""'
+    for match in _TOKEN.finditer(data):
+        tok = match.group()
+        c = tok[:1]
+        if c == b'"':
+            last = tok
+        elif c in b"[{":
+            if len(stack) >= limit and not _EMPTY.match(data, match.end()):
+                return [entry[1] for entry in stack]
+            stack.append([c, 0 if c == b"[" else "?"])
+        elif c in b"]}":
+            if stack:
+                stack.pop()
+        elif c == b":" and stack and stack[-1][0] == b"{":
+            try:
+                stack[-1][1] = json.loads(last)
+            except ValueError:
+                stack[-1][1] = "?"
+        elif c == b"," and stack and stack[-1][0] == b"[":
+            stack[-1][1] += 1
+    return None
+
+
+def check_text_depth(data: bytes, limit: int = MAX_DEPTH) -> None:
+    """Raise :class:`JsonProblem` when the JSON text nests deeper than ``limit``."""
+    if data.count(b"[") + data.count(b"{") <= limit or _text_depth_ok(data, limit):
+        return
+    path = _text_depth_path(data, limit)
+    if path is not None:
+        raise _too_deep(path, limit)
+
+
+def _orjson_write_limit() -> int:
+    """How many nested containers ``orjson.dumps`` writes before it refuses (254 today)."""
+    value: Any = 0
+    for depth in range(1, 2000):
+        value = [value]
+        try:
+            orjson.dumps(value)
+        except orjson.JSONEncodeError:
+            return depth - 1
+    return 2000
+
+
+def _orjson_bounds_reads() -> bool:
+    # orjson 3.11 refuses input nested deeper than 1024 levels with a JSONDecodeError; older
+    # releases recurse until the native stack overflows, so text is checked before them.
+    major, minor = (int(p) for p in orjson.__version__.split(".")[:2])
+    return (major, minor) >= (3, 11)
+
+
+_WRITE_LIMIT = _orjson_write_limit()
+_TRUST_READS = _orjson_bounds_reads()
+
+
+# --- decoding --------------------------------------------------------------------------------
+def _reject_constant(name: str) -> Any:
+    raise JsonProblem(
+        SYNTAX_RULE,
+        f"{name} is not JSON (JSON has no NaN or Infinity); send null or a string instead",
+    )
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise JsonProblem(
+            DEPTH_RULE,
+            f"an integer of {digits:,} digits is longer than the {MAX_INT_DIGITS:,} accepted",
+        )
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        shown = text if len(text) <= 24 else text[:20] + "..."
+        raise JsonProblem(
+            DEPTH_RULE, f"the number {shown} is beyond the range of a double (it reads as Infinity)"
+        )
+    return value
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise JsonProblem(
+            DUPLICATE_RULE,
+            f"the key {dup!r} appears twice in one object; parsers disagree on which "
+            "value wins (JSON.parse keeps the last), so send it once",
+        )
+    return obj
+
+
+def _strict_loads(data: bytes) -> Any:
+    """The standard library's parser with every check on: slow, and exact about faults."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonProblem(
+            SYNTAX_RULE,
+            f"the event is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+        ) from None
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_pairs,
+            parse_constant=_reject_constant,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+        )
+    except json.JSONDecodeError as exc:
+        raise JsonProblem(
+            SYNTAX_RULE,
+            f"the event is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+        ) from None
+    except RecursionError:  # unreachable after check_text_depth; kept as a last bound
+        raise JsonProblem(DEPTH_RULE, "the value nests too deeply to decode") from None
+
+
+def _to_bytes(data: str | bytes | bytearray | memoryview) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            # Readers decode with surrogateescape: a lone surrogate here was an invalid byte.
+            bad = ord(data[exc.start])
+            byte = f"byte 0x{bad - 0xDC00:02x}" if 0xDC80 <= bad <= 0xDCFF else "a lone surrogate"
+            raise JsonProblem(
+                SYNTAX_RULE, f"the event is not valid UTF-8 ({byte} at character {exc.start})"
+            ) from None
+    return bytes(data)
+
+
+def loads(data: str | bytes | bytearray | memoryview, max_depth: int = MAX_DEPTH) -> Any:
+    """Decode one JSON text; raise :class:`JsonProblem` (with the rule to report) for
+    invalid JSON or UTF-8, NaN/Infinity, duplicate keys, a value inside more than
+    ``max_depth`` nested containers, an integer beyond :data:`MAX_INT_DIGITS` digits or a
+    number beyond a double."""
+    raw = data if type(data) is bytes else _to_bytes(data)
+    if not _TRUST_READS:
+        check_text_depth(raw, max_depth)
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        check_text_depth(raw, max_depth)
+        return _strict_loads(raw)  # raises with the exact reason, or accepts (lone \ud800)
+    if type(value) not in _CONTAINERS:
+        return value
+    # One dump serves two checks. Inside a chain of lists long enough that orjson's own
+    # write limit falls exactly at max_depth, a value that is too deep is refused. And
+    # orjson keeps the last of duplicate keys: equal colon counts prove that every key
+    # survived (a dropped key takes its colon with it) unless an escaped colon (\u003a)
+    # stands in for one.
+    if raw.count(b"[") + raw.count(b"{") <= max_depth:  # shallow for certain: no wrapping
+        wrap, out = 0, orjson.dumps(value)
+    else:
+        wrap = _WRITE_LIMIT - max_depth
+        if wrap < 0:
+            check_text_depth(raw, max_depth)
+            return _strict_loads(raw)
+        chain = _chain(wrap)
+        chain.inner[0] = value
+        try:
+            out = orjson.dumps(chain.outer)
+        except orjson.JSONEncodeError:
+            check_text_depth(raw, max_depth)
+            raise _too_deep(["?"], max_depth) from None
+        finally:
+            chain.inner[0] = None
+    if not (len(out) == len(raw) + 2 * wrap and out.startswith(raw, wrap)) and (
+        raw.count(b":") != out.count(b":") or b"\\u003" in raw
+    ):
+        return _strict_loads(raw)
+    return value
+
+
+class _Chain:
+    __slots__ = ("inner", "outer")
+
+    def __init__(self, length: int) -> None:
+        self.inner: list[Any] = [None]
+        outer = self.inner
+        for _ in range(length - 1):
+            outer = [outer]
+        self.outer = outer
+
+
+_CHAINS = threading.local()
+
+
+def _chain(length: int) -> _Chain:
+    chains = getattr(_CHAINS, "by_length", None)
+    if chains is None:
+        chains = _CHAINS.by_length = {}
+    chain = chains.get(length)
+    if chain is None:
+        chain = chains[length] = _Chain(length)
+    return chain
+
+
+_CONTAINERS = (dict, list)
+
+
+def dumps_text(value: Any, **kwargs: Any) -> str:
+    """``json.dumps`` whose output can always be written as UTF-8: lone surrogates (which a
+    JSON escape such as ``\\ud800`` can produce) are written as escapes, not raw."""
+    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    return escape_surrogates(text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """Lone surrogates as ``\\uXXXX`` escapes (valid inside JSON strings and readable)."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# --- documents grown by JSON Patch -------------------------------------------------------------
+MAX_DOCUMENT_DEPTH = MAX_DEPTH - 1
+"""Deepest shared state or activity content kept, so a snapshot of it is a valid event."""
+
+
+def _levels(pointer: Any) -> int:
+    return pointer.count("/") if isinstance(pointer, str) else 0
+
+
+def patch_may_deepen(ops: list[Any], limit: int = MAX_DOCUMENT_DEPTH) -> bool:
+    """Whether applying RFC 6902 ``ops`` to a document within ``limit`` may take it past
+    ``limit``: a value added ``p`` levels down with ``d`` levels of its own reaches
+    ``p + d``; a copy or move only deepens what it moves from a shallower path. Cheap, so
+    the exact walk (:func:`depth_problem`) runs only when it says so."""
+    for op in ops:
+        if not isinstance(op, Mapping):
+            continue
+        kind = op.get("op")
+        if kind in ("add", "replace"):
+            levels = _levels(op.get("path"))
+            if levels + value_depth(op.get("value"), limit + 1) > limit:
+                return True
+        elif kind in ("copy", "move") and _levels(op.get("path")) > _levels(op.get("from")):
+            return True
+    return False
+
+
+def document_problem(doc: Any, ops: list[Any], limit: int = MAX_DOCUMENT_DEPTH) -> str | None:
+    """After ``ops`` were applied: why ``doc`` is now too deep, or None."""
+    if not patch_may_deepen(ops, limit):
+        return None
+    found = depth_problem(doc, limit)
+    return None if found is None else found.message
