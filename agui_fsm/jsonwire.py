@@ -245,7 +245,7 @@ def _strict_loads(data: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise JsonProblem(
             SYNTAX_RULE,
-            f"the event is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            f"the text is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
         ) from None
     try:
         return json.loads(
@@ -258,7 +258,7 @@ def _strict_loads(data: bytes) -> Any:
     except json.JSONDecodeError as exc:
         raise JsonProblem(
             SYNTAX_RULE,
-            f"the event is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+            f"the text is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
         ) from None
     except RecursionError:  # unreachable after check_text_depth; kept as a last bound
         raise JsonProblem(DEPTH_RULE, "the value nests too deeply to decode") from None
@@ -275,7 +275,7 @@ def _to_bytes(data: str | bytes | bytearray | memoryview) -> bytes:
             bad = ord(data[exc.start])
             byte = f"byte 0x{bad - 0xDC00:02x}" if 0xDC80 <= bad <= 0xDCFF else "a lone surrogate"
             raise JsonProblem(
-                SYNTAX_RULE, f"the event is not valid UTF-8 ({byte} at character {exc.start})"
+                SYNTAX_RULE, f"the text is not valid UTF-8 ({byte} at character {exc.start})"
             ) from None
     return bytes(data)
 

@@ -25,6 +25,7 @@ from agui_fsm.conformance.context import Ctx, Owners
 from agui_fsm.conformance.report import Report, Violation
 from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents, history
+from agui_fsm.errors import UsageError
 from agui_fsm.events import type_of
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -193,6 +194,7 @@ class Validator:
         self, event: Mapping[str, Any] | BaseEvent | str | bytes, *, line: int | None = None
     ) -> list[Violation]:
         """Check one event; ``line`` (1-based) is copied into its violations."""
+        self._check_open("feed")
         self._begin(line)
         ev = self._parse(event)
         if ev is not None:
@@ -205,6 +207,7 @@ class Validator:
         """An input layer's fault (INPUT-*, SCHEMA-001). It takes one event position when it
         stands for an event that could not be read; otherwise (a response header, a broken
         connection) it is reported at the next position."""
+        self._check_open("feed_problem")
         ctx = self._begin(line)
         if not takes_position:
             self._events -= 1
@@ -240,6 +243,13 @@ class Validator:
         return Report(events=self._events, violations=list(self._violations))
 
     # --- plumbing ------------------------------------------------------------------------
+    def _check_open(self, method: str) -> None:
+        if self._finished:
+            raise UsageError(
+                f"Validator.{method}() after finish(): the stream has ended; use a new "
+                "Validator for the next stream"
+            )
+
     def _begin(self, line: int | None) -> Ctx:
         ctx = self._ctx
         ctx.batch, ctx.index, ctx.line, ctx.event_type = [], self._events, line, None

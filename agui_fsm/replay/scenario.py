@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agui_fsm import jsonwire
 from agui_fsm.errors import UsageError
 
 OPS = ("append", "reload", "addToolResult", "submitInterruptResponses", "cancel", "setState")
@@ -62,10 +63,35 @@ def parse_scenario(data: Any) -> Scenario:
 def load_scenario(path: str | Path) -> tuple[Scenario, Any]:
     """The parsed scenario and the raw JSON it came from (normalization needs the raw text)."""
     try:
-        raw = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ScenarioError(f"cannot read scenario {path}: {exc}") from exc
-    return parse_scenario(raw), raw
+        raw = jsonwire.loads(Path(path).read_bytes(), max_depth=SCENARIO_MAX_DEPTH)
+    except OSError as exc:
+        raise ScenarioError(f"cannot read scenario {path}: {exc.strerror or exc}") from exc
+    except jsonwire.JsonProblem as exc:
+        raise ScenarioError(f"cannot read scenario {path}: {exc.message}") from exc
+    scenario = parse_scenario(raw)
+    check_ops(scenario)
+    return scenario, raw
+
+
+SCENARIO_MAX_DEPTH = jsonwire.MAX_DEPTH + 3
+"""A scenario holds events three levels down (``runs[i][j]``); they keep the event bound."""
+
+
+def check_ops(scenario: Scenario) -> None:
+    """Every step and in-run action names an op of the format (a file is refused up
+    front rather than failing one step at a time)."""
+    where = [(f"steps[{i}]", step.op) for i, step in enumerate(scenario.steps)]
+    for r, items in enumerate(scenario.runs):
+        where += [
+            (f"runs[{r}][{j}]", item["op"])
+            for j, item in enumerate(items)
+            if isinstance(item, dict) and "op" in item
+        ]
+    for place, op in where:
+        if op not in OPS:
+            raise ScenarioError(
+                f"invalid scenario: {place}.op is {json.dumps(op)}, not one of {', '.join(OPS)}"
+            )
 
 
 def split_run_items(items: list[dict[str, Any]]) -> list[dict[str, Any] | Action]:

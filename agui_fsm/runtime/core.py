@@ -30,6 +30,7 @@ from agui_fsm.runtime.conversions import (
     like_to_message,
     persisted_interrupts,
 )
+from agui_fsm.runtime.guards import check_message_like, check_value
 from agui_fsm.runtime.history import HistorySync, LoadedHistory
 from agui_fsm.runtime.interrupts import InterruptOps
 from agui_fsm.runtime.messages import (
@@ -417,6 +418,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         """Add a message (text, a message-like dict or a :class:`Message`) under
         ``parent_id`` (default: the head; None: the root) and, for a user message, run the
         agent. Raises :class:`InterruptPendingError` while an interrupt is pending."""
+        check_message_like(message)
         if isinstance(message, str):
             role = "user"
         elif isinstance(message, Mapping):
@@ -536,7 +538,9 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     def set_state(self, state: Any) -> None:
         """Replace the agent state (a value, or a function of the previous state); it rides
         the next run's input."""
-        self._state = state(self._state) if callable(state) else state
+        value = state(self._state) if callable(state) else state
+        check_value("set_state", value)
+        self._state = value
         self._notify()
 
     def reset_state(self) -> None:

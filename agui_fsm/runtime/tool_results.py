@@ -19,6 +19,7 @@ from agui_fsm.aggregator.mcp import (
     read_mcp_app_resource_uri,
 )
 from agui_fsm.aggregator.parts import json_stringify, try_parse_json
+from agui_fsm.runtime.guards import check_value
 from agui_fsm.runtime.messages import (
     CANCELLED_RESULT,
     Message,
@@ -91,6 +92,7 @@ class ToolResultOps:
         (None leaves the key out). When every tool call of the message is resolved the
         message completes and a resume run starts (after the current run, if one is
         streaming)."""
+        check_value("add_tool_result", (result, artifact))
         message_id = message_id or self.find_message_id_for_tool_call(tool_call_id)
         found = self.repo.get(message_id) if message_id else None
         if found is None or found[0].role != "assistant":
