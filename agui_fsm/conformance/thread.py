@@ -15,7 +15,7 @@ from typing import Any
 import jsonpatch
 
 from agui_fsm import jsonwire
-from agui_fsm.conformance.context import Ctx
+from agui_fsm.conformance.context import Ctx, some
 from agui_fsm.conformance.streams import ToolCalls
 from agui_fsm.errors import PATCH_ERRORS
 from agui_fsm.machines.table import Lifecycle
@@ -237,7 +237,7 @@ class Interrupts:
             self.ctx.emit(
                 "INT-003",
                 "the new run's input.resume leaves interrupt(s) "
-                f"{', '.join(map(repr, self.pending))} unanswered; answer "
+                f"{some(list(self.pending))} unanswered; answer "
                 "or cancel every pending interrupt when resuming",
             )
         self.supersede("RUN_STARTED")

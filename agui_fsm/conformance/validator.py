@@ -21,7 +21,7 @@ from ag_ui.core import BaseEvent, Event
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agui_fsm import jsonwire
-from agui_fsm.conformance.context import Ctx, Owners
+from agui_fsm.conformance.context import Ctx, Owners, some
 from agui_fsm.conformance.report import Report, Violation
 from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents, history
@@ -450,7 +450,7 @@ class Validator:
             ("subagents", sorted(self._subagents.active)),
         ):
             if ids:
-                parts.append(f"{label} {', '.join(map(repr, ids))}")
+                parts.append(f"{label} {some(ids)}")
         return "; ".join(parts)
 
     def _settle(self) -> None:
@@ -488,7 +488,7 @@ class Validator:
                 ctx.emit(
                     rule,
                     f"RUN_FINISHED while {what}{'s' * many} "
-                    f"{', '.join(map(repr, ids))} {'are' if many else 'is'} still "
+                    f"{some(ids)} {'are' if many else 'is'} still "
                     f"open; send {closer} first",
                 )
         self._settle()
@@ -508,14 +508,14 @@ class Validator:
         if wrong:
             self._ctx.emit(
                 "RUN-009",
-                f"pendingToolCallIds names {', '.join(map(repr, wrong))}, "
+                f"pendingToolCallIds names {some(wrong)}, "
                 "which this run did not leave waiting for a result",
             )
         if missing:
             self._ctx.emit(
                 "RUN-009",
                 f"pendingToolCallIds leaves out "
-                f"{', '.join(map(repr, missing))}, which this run left "
+                f"{some(missing)}, which this run left "
                 "without a result; list all or none",
             )
 
