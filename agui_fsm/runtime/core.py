@@ -223,9 +223,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         for message in reversed(self.repo.messages()):
             if message.role != "assistant":
                 continue
-            for part in message.content:
-                if part.get("type") != "tool-call" or part.get("toolCallId") != tool_call_id:
-                    continue
+            for position in message.tool_positions(tool_call_id):
+                part = message.content[position]
                 if not is_resolved(part):
                     return message.id
                 if fallback is None:

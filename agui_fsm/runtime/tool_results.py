@@ -155,39 +155,36 @@ class ToolResultOps:
             is_error: bool | None = mcp["isError"]
         else:
             is_error = False if getattr(event, "role", None) == "tool" else None
-        matched = False
-        content = []
-        for part in message.content:
-            if part.get("type") == "tool-call" and part.get("toolCallId") == event.tool_call_id:
-                matched = True
-                app_result = (
-                    ("mcp" in part and "app" in part["mcp"])
-                    and isinstance(part.get("result"), dict)
-                    and isinstance(part["result"].get("content"), list)
-                )
-                part = dict(part)
-                if app_result:
-                    if "modelContent" not in part and content_text:
-                        part["modelContent"] = [{"type": "text", "text": content_text}]
-                    if "isError" not in part and is_error is not None:
-                        part["isError"] = is_error
-                    guards = {"has_app_result": True}
-                else:
-                    part["result"] = mcp if mcp is not None else try_parse_json(content_text)
-                    if mcp is not None:
-                        part["modelContent"] = [{"type": "text", "text": content_text}]
-                    if is_error is not None:
-                        part["isError"] = is_error
-                    if "mcp" not in part and app_uri is not None:
-                        part["mcp"] = {"app": {"resourceUri": app_uri}}
-                    guards = {}
-                if event.message_id:
-                    part["unstable_toolMessageId"] = event.message_id
-                self._tool_fire(message, event.tool_call_id, "TOOL_CALL_RESULT", guards)
-            content.append(part)
-        if not matched:
+        positions = message.tool_positions(event.tool_call_id)
+        for position in positions:
+            part = message.content[position]
+            app_result = (
+                ("mcp" in part and "app" in part["mcp"])
+                and isinstance(part.get("result"), dict)
+                and isinstance(part["result"].get("content"), list)
+            )
+            part = dict(part)
+            if app_result:
+                if "modelContent" not in part and content_text:
+                    part["modelContent"] = [{"type": "text", "text": content_text}]
+                if "isError" not in part and is_error is not None:
+                    part["isError"] = is_error
+                guards = {"has_app_result": True}
+            else:
+                part["result"] = mcp if mcp is not None else try_parse_json(content_text)
+                if mcp is not None:
+                    part["modelContent"] = [{"type": "text", "text": content_text}]
+                if is_error is not None:
+                    part["isError"] = is_error
+                if "mcp" not in part and app_uri is not None:
+                    part["mcp"] = {"app": {"resourceUri": app_uri}}
+                guards = {}
+            if event.message_id:
+                part["unstable_toolMessageId"] = event.message_id
+            self._tool_fire(message, event.tool_call_id, "TOOL_CALL_RESULT", guards)
+            message.set_part(position, part)
+        if not positions:
             return
-        message.set_content(content)
         self._notify()
         self._maybe_complete_after_tool_results(message_id, "TOOL_CALL_RESULT")
 
@@ -230,4 +227,4 @@ class ToolResultOps:
 
 
 def all_resolved(message: Message) -> bool:
-    return all(is_resolved(p) for p in message.content if p.get("type") == "tool-call")
+    return message.unresolved_tool_calls() == 0
