@@ -167,9 +167,12 @@ def _text_depth_path(data: bytes, limit: int) -> list[Any] | None:
 
 def check_text_depth(data: bytes, limit: int = MAX_DEPTH) -> None:
     """Raise :class:`JsonProblem` when the JSON text nests deeper than ``limit``."""
-    if data.count(b"[") + data.count(b"{") <= limit or _text_depth_ok(data, limit):
+    if data.count(b"[") + data.count(b"{") <= limit:
         return
-    path = _text_depth_path(data, limit)
+    # Nesting that is too deep usually shows in the first bytes; else peel the whole text.
+    path = _text_depth_path(data[:65536], limit)
+    if path is None and not _text_depth_ok(data, limit):
+        path = _text_depth_path(data, limit)
     if path is not None:
         raise _too_deep(path, limit)
 

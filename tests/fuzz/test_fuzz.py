@@ -48,7 +48,7 @@ def test_replay(rng):
         props.scenario(rng, Path(tmp))
 
 
-@settings(max_examples=max(3, EXAMPLES // 15))
+@settings(max_examples=max(2, EXAMPLES // 30))
 @given(SEEDS)
 def test_cli_process(rng):
     events, _ = grammar.stream(rng)

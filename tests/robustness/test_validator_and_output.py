@@ -108,19 +108,16 @@ def test_type_that_is_not_a_string():
 def test_lone_surrogate_with_json_and_junit_formats(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_text('{"type":"\\ud800"}\n', encoding="utf-8")
-    for fmt in ("json", "junit", "text"):
-        result = subprocess.run(
-            [sys.executable, "-m", "agui_fsm", "validate", str(path), "--format", fmt],
-            capture_output=True,
-        )
-        assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr
-        result.stdout.decode("utf-8")  # valid UTF-8 output
-    doc = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "agui_fsm", "validate", str(path), "--format", "json"],
-            capture_output=True,
-        ).stdout
+    for fmt in ("junit", "text"):
+        result = CliRunner().invoke(main, ["validate", str(path), "--format", fmt])
+        assert result.exit_code == 1 and result.exception is not None  # SystemExit(1)
+        assert isinstance(result.exception, SystemExit), result.exception
+    done = subprocess.run(
+        [sys.executable, "-m", "agui_fsm", "validate", str(path), "--format", "json"],
+        capture_output=True,
     )
+    assert done.returncode == 1 and b"Traceback" not in done.stderr, done.stderr
+    doc = json.loads(done.stdout.decode("utf-8"))
     assert doc["violations"][0]["event_type"] == "\ud800"
 
 
