@@ -57,9 +57,19 @@ def _too_deep(path: list[Any], limit: int) -> JsonProblem:
     )
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _children(value: Any):
     """An iterator over (key, child) when ``value`` is a non-empty container, else None (an
     empty object or array is a value like a scalar, as orjson counts levels)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return None
+    if kind is dict:
+        return iter(value.items()) if value else None
+    if kind is list:
+        return enumerate(value) if value else None
     if isinstance(value, Mapping):
         return iter(value.items()) if value else None
     if isinstance(value, list | tuple):
@@ -80,8 +90,11 @@ def depth_problem(value: Any, limit: int = MAX_DEPTH) -> JsonProblem | None:
         return None
     stack = [top]
     keys: list[Any] = []
+    scalars = _SCALARS
     while stack:
         for key, child in stack[-1]:
+            if type(child) in scalars:
+                continue
             inner = _children(child)
             if inner is not None:
                 if len(stack) >= limit:
