@@ -58,6 +58,8 @@ def _too_deep(path: list[Any], limit: int) -> JsonProblem:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_STRINGS_AND_NUMBERS = (str, int, float)
+_SEQUENCES = (list, tuple)
 
 
 def _children(value: Any):
@@ -70,21 +72,45 @@ def _children(value: Any):
         return iter(value.items()) if value else None
     if kind is list:
         return enumerate(value) if value else None
-    if isinstance(value, Mapping):
-        return iter(value.items()) if value else None
-    if isinstance(value, list | tuple):
-        return enumerate(value) if value else None
+    if isinstance(value, _STRINGS_AND_NUMBERS):  # enums, str and int subclasses
+        return None
     if isinstance(value, BaseModel):
         fields = vars(value)
         return iter(fields.items()) if fields else None
+    if isinstance(value, Mapping):
+        return iter(value.items()) if value else None
+    if isinstance(value, _SEQUENCES):
+        return enumerate(value) if value else None
     return None
+
+
+def _plain_within(value: Any, room: int) -> bool:
+    """Whether a non-empty dict or list fits in ``room`` levels, holding nothing but
+    dicts, lists and scalars (anything else: False, and the general walk decides). Its
+    recursion is bounded by ``room``."""
+    if room <= 0:
+        return False
+    scalars = _SCALARS
+    for child in value.values() if type(value) is dict else value:
+        kind = type(child)
+        if kind in scalars:
+            continue
+        if kind is not dict and kind is not list:
+            return False
+        if child and not _plain_within(child, room - 1):
+            return False
+    return True
 
 
 def depth_problem(value: Any, limit: int = MAX_DEPTH) -> JsonProblem | None:
     """The first place where a value inside ``value`` (dicts, lists, pydantic models) sits
     in more than ``limit`` nested containers, as a :class:`JsonProblem`; None when none
-    does. Iterative, so a value of any depth (a cyclic one included) is measured without
-    recursion."""
+    does. A plain JSON value within the limit is confirmed by a bounded recursion; the
+    general walk (and the path) is iterative, so any depth, a cycle included, is measured
+    without recursion."""
+    kind = type(value)
+    if (kind is dict or kind is list) and (not value or _plain_within(value, limit)):
+        return None
     top = _children(value)
     if top is None:
         return None
