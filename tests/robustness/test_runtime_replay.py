@@ -146,3 +146,42 @@ def test_replay_output_with_lone_surrogates(tmp_path):
     result = CliRunner().invoke(main, ["replay", str(path)])
     assert result.exit_code == 0, result.output
     assert "\\ud800" in result.output and json.loads(result.output)
+
+
+def result(i: int) -> dict:
+    return {"type": "TOOL_CALL_RESULT", "toolCallId": f"c{i}", "messageId": f"m{i}", "content": "1"}
+
+
+def test_cross_run_results_for_many_calls_complete_the_message():
+    calls = 300
+    first = [RS]
+    for i in range(calls):
+        first += [
+            {"type": "TOOL_CALL_START", "toolCallId": f"c{i}", "toolCallName": "f"},
+            {"type": "TOOL_CALL_END", "toolCallId": f"c{i}"},
+        ]
+    second = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r2"},
+        *(
+            {
+                "type": "TOOL_CALL_RESULT",
+                "toolCallId": f"c{i}",
+                "messageId": f"m{i}",
+                "content": "1",
+            }
+            for i in range(calls)
+        ),
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"},
+    ]
+
+    async def go():
+        rt = ThreadRuntime(Scripted([*first, RF], second), auto_cancel_pending_tool_calls=False)
+        await rt.append("one")
+        owner = rt.messages[-1]
+        assert owner.status["type"] == "requires-action"
+        await rt.append("two", start_run=True)
+        parts = [p for p in owner.content if p["type"] == "tool-call"]
+        assert len(parts) == calls and all(p["result"] == 1 for p in parts)
+        assert owner.status["type"] == "complete"
+
+    asyncio.run(go())

@@ -131,3 +131,29 @@ def test_an_escaped_exception_is_one_line_and_exit_70():
         )
         debug = runner.invoke(main, ["--debug", "validate", "-"], input="")
         assert debug.exit_code == 70 and "Traceback" in debug.output
+
+
+def test_messages_name_five_ids_and_count_the_rest():
+    events = [RS] + [
+        {"type": "TOOL_CALL_START", "toolCallId": f"c{i}", "toolCallName": "f"} for i in range(2000)
+    ]
+    (found,) = validate(events).violations
+    assert found.rule == "RUN-007"
+    assert "'c0', 'c1', 'c2', 'c3', 'c4' and 1,995 more" in found.message
+    assert len(found.message) < 300
+    (at_finish,) = [v for v in validate([*events, RF]).violations if v.rule == "TOOL-005"]
+    assert "and 1,995 more are still open" in at_finish.message
+
+
+def test_streamed_arguments_beyond_the_cap_are_not_kept(monkeypatch):
+    from agui_fsm.conformance import streams
+
+    monkeypatch.setattr(streams, "MAX_ARGS_BYTES", 100)
+    start = {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"}
+    args = {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "x" * 60}
+    end = {"type": "TOOL_CALL_END", "toolCallId": "c"}
+    v = Validator()
+    for ev in (RS, start, args, args):
+        v.feed(ev)
+    assert v._tools.calls["c"].args is None  # dropped, not growing
+    assert v.feed(end) == []  # too long to check: no TOOL-006 guessed
