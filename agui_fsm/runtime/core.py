@@ -618,6 +618,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
                 loaded = await loaded
             if loaded is None:
                 return
+            check_value("load_history", _history_values(loaded))
             if not isinstance(loaded, LoadedHistory):
                 messages = from_agui_messages(
                     loaded, show_thinking=self.show_thinking, new_id=self.new_id
@@ -667,3 +668,10 @@ def _renamed(message: Message, new_id: str) -> Message:
 
 
 __all__ = ["AgentRunError", "Diagnostic", "ThreadRuntime", "persisted_interrupts"]
+
+
+def _history_values(loaded: Any) -> Any:
+    """What a history adapter hands over, as plain values for the nesting check."""
+    if not isinstance(loaded, LoadedHistory):
+        return loaded
+    return loaded.state, [item.message.content for item in loaded.messages]

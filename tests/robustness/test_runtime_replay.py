@@ -185,3 +185,22 @@ def test_cross_run_results_for_many_calls_complete_the_message():
         assert owner.status["type"] == "complete"
 
     asyncio.run(go())
+
+
+def test_deep_history_is_reported_not_loaded():
+    class History:
+        def load(self):
+            return [{"id": "a", "role": "activity", "activityType": "x", "content": nested(900)}]
+
+        def append(self, item):
+            pass
+
+    async def go():
+        rt = ThreadRuntime(Scripted(), history=History())
+        await rt.load_history()
+        assert rt.messages == [] and not rt.is_loading
+        (error,) = rt.reported_errors
+        assert isinstance(error, UsageError) and "load_history" in str(error)
+        json.dumps(rt.thread())
+
+    asyncio.run(go())
