@@ -15,7 +15,7 @@ from ag_ui.core import BaseEvent, Event, EventType
 from pydantic import TypeAdapter, ValidationError
 
 from agui_fsm.errors import ProtocolViolation
-from agui_fsm.jsonwire import depth_problem
+from agui_fsm.jsonwire import depth_problem, model_dump
 
 _EVENT = TypeAdapter(Event)
 KNOWN_TYPES: frozenset[str] = frozenset(e.value for e in EventType)
@@ -63,4 +63,4 @@ def type_of(event: BaseEvent) -> str:
 
 def to_wire(event: BaseEvent) -> dict[str, Any]:
     """The event as its camelCase wire dict, absent fields left out."""
-    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return model_dump(event, by_alias=True, exclude_none=True)

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
 
 MAX_DEPTH = 100
 """Deepest JSON value accepted (``{}`` is 1 level, an event's ``snapshot: {}`` is 2)."""
@@ -440,3 +441,13 @@ def document_problem(doc: Any, ops: list[Any], limit: int = MAX_DOCUMENT_DEPTH) 
         return None
     found = depth_problem(doc, limit)
     return None if found is None else found.message
+
+
+def model_dump(model: Any, **kwargs: Any) -> Any:
+    """``model.model_dump(mode="json", **kwargs)``; pydantic's JSON mode cannot encode a
+    lone surrogate (``"\\ud800"`` is valid JSON text), so such a model is dumped in Python
+    mode instead, which for the AG-UI models gives the same plain values."""
+    try:
+        return model.model_dump(mode="json", **kwargs)
+    except PydanticSerializationError:
+        return model.model_dump(mode="python", **kwargs)

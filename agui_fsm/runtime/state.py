@@ -16,14 +16,14 @@ from typing import Any
 import jsonpatch
 
 from agui_fsm.errors import PATCH_ERRORS, StatePatchError
-from agui_fsm.jsonwire import document_problem
+from agui_fsm.jsonwire import document_problem, model_dump
 
 
 def _operations(delta: Sequence[Any]) -> list[dict[str, Any]]:
     ops = []
     for op in delta:
         if hasattr(op, "model_dump"):
-            op = op.model_dump(by_alias=True, exclude_unset=True, mode="json")
+            op = model_dump(op, by_alias=True, exclude_unset=True)
         ops.append(op)
     return ops
 

@@ -204,3 +204,19 @@ def test_deep_history_is_reported_not_loaded():
         json.dumps(rt.thread())
 
     asyncio.run(go())
+
+
+def test_lone_surrogates_in_state_deltas_and_snapshots():
+    # Found by scripts/fuzz-long: pydantic's JSON mode cannot dump a lone surrogate.
+    events = [
+        RS,
+        {"type": "STATE_SNAPSHOT", "snapshot": {"k": "\ud800"}},
+        {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/x", "value": {"\ud800": 1}}]},
+        {
+            "type": "MESSAGES_SNAPSHOT",
+            "messages": [{"id": "u", "role": "user", "content": "\ud800"}],
+        },
+        RF,
+    ]
+    rt, error = run_once(events)
+    assert error is None and rt.state == {"k": "\ud800", "x": {"\ud800": 1}}
