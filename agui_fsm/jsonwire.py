@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +26,8 @@ from pydantic_core import PydanticSerializationError
 
 MAX_DEPTH = 100
 """Deepest JSON value accepted (``{}`` is 1 level, an event's ``snapshot: {}`` is 2)."""
+MAX_SUPPORTED_DEPTH = 200
+"""Highest ``max_depth`` :func:`loads` takes: orjson writes at most 254 levels."""
 MAX_INT_DIGITS = 4300
 """Longest integer accepted: CPython's own limit on int/str conversion."""
 
@@ -217,18 +218,6 @@ def check_text_depth(data: bytes, limit: int = MAX_DEPTH) -> None:
         raise _too_deep(path, limit)
 
 
-def _orjson_write_limit() -> int:
-    """How many nested containers ``orjson.dumps`` writes before it refuses (254 today)."""
-    value: Any = 0
-    for depth in range(1, 2000):
-        value = [value]
-        try:
-            orjson.dumps(value)
-        except orjson.JSONEncodeError:
-            return depth - 1
-    return 2000
-
-
 def _orjson_bounds_reads() -> bool:
     # orjson 3.11 refuses input nested deeper than 1024 levels with a JSONDecodeError; older
     # releases recurse until the native stack overflows, so text is checked before them.
@@ -236,7 +225,6 @@ def _orjson_bounds_reads() -> bool:
     return (major, minor) >= (3, 11)
 
 
-_WRITE_LIMIT = _orjson_write_limit()
 _TRUST_READS = _orjson_bounds_reads()
 
 
@@ -328,6 +316,8 @@ def loads(data: str | bytes | bytearray | memoryview, max_depth: int = MAX_DEPTH
     invalid JSON or UTF-8, NaN/Infinity, duplicate keys, a value inside more than
     ``max_depth`` nested containers, an integer beyond :data:`MAX_INT_DIGITS` digits or a
     number beyond a double."""
+    if max_depth > MAX_SUPPORTED_DEPTH:
+        raise ValueError(f"max_depth {max_depth} is above {MAX_SUPPORTED_DEPTH}")
     raw = data if type(data) is bytes else _to_bytes(data)
     if not _TRUST_READS:
         check_text_depth(raw, max_depth)
@@ -338,56 +328,18 @@ def loads(data: str | bytes | bytearray | memoryview, max_depth: int = MAX_DEPTH
         return _strict_loads(raw)  # raises with the exact reason, or accepts (lone \ud800)
     if type(value) not in _CONTAINERS:
         return value
-    # One dump serves two checks. Inside a chain of lists long enough that orjson's own
-    # write limit falls exactly at max_depth, a value that is too deep is refused. And
-    # orjson keeps the last of duplicate keys: equal colon counts prove that every key
-    # survived (a dropped key takes its colon with it) unless an escaped colon (\u003a)
-    # stands in for one.
-    if raw.count(b"[") + raw.count(b"{") <= max_depth:  # shallow for certain: no wrapping
-        wrap, out = 0, orjson.dumps(value)
-    else:
-        wrap = _WRITE_LIMIT - max_depth
-        if wrap < 0:
-            check_text_depth(raw, max_depth)
-            return _strict_loads(raw)
-        chain = _chain(wrap)
-        chain.inner[0] = value
-        try:
-            out = orjson.dumps(chain.outer)
-        except orjson.JSONEncodeError:
-            check_text_depth(raw, max_depth)
-            raise _too_deep(["?"], max_depth) from None
-        finally:
-            chain.inner[0] = None
-    if not (len(out) == len(raw) + 2 * wrap and out.startswith(raw, wrap)) and (
-        raw.count(b":") != out.count(b":") or b"\\u003" in raw
-    ):
+    # The depth: a bracket count bounds it for free; else a walk of the decoded value.
+    # (orjson's own write limit is not used as the check: at its exact boundary orjson
+    # 3.11 corrupts its heap, as the long fuzz run found.)
+    if raw.count(b"[") + raw.count(b"{") > max_depth and not _plain_within(value, max_depth):
+        raise depth_problem(value, max_depth) or _too_deep(["?"], max_depth)
+    # orjson keeps the last of duplicate keys: the same bytes back, or equal colon counts
+    # (a dropped key takes its colon with it), prove every key unique, unless an escaped
+    # colon (\u003a) stands in for one.
+    out = orjson.dumps(value)
+    if out != raw and (raw.count(b":") != out.count(b":") or b"\\u003" in raw):
         return _strict_loads(raw)
     return value
-
-
-class _Chain:
-    __slots__ = ("inner", "outer")
-
-    def __init__(self, length: int) -> None:
-        self.inner: list[Any] = [None]
-        outer = self.inner
-        for _ in range(length - 1):
-            outer = [outer]
-        self.outer = outer
-
-
-_CHAINS = threading.local()
-
-
-def _chain(length: int) -> _Chain:
-    chains = getattr(_CHAINS, "by_length", None)
-    if chains is None:
-        chains = _CHAINS.by_length = {}
-    chain = chains.get(length)
-    if chain is None:
-        chain = chains[length] = _Chain(length)
-    return chain
 
 
 _CONTAINERS = (dict, list)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import orjson
 import pytest
@@ -171,3 +172,18 @@ def test_sse_line_over_the_limit_is_reported_once():
 def test_sse_invalid_utf8_is_reported_not_replaced():
     data = b"data: " + text(RS) + b'\n\ndata: {"type":"CUSTOM","name":"\xff"}\n\n'
     assert rules_of(data, "sse") == [("SCHEMA-001", 1), ("RUN-007", 2)]
+
+
+def test_values_near_the_limit_found_by_the_long_fuzz_run():
+    # An event 100 levels deep (mixed objects and arrays): the first decoder checked depth
+    # by wrapping the value in lists up to orjson's own write limit (254), and orjson
+    # corrupted its heap there. orjson now only ever writes values within 100 levels.
+    data = (Path(__file__).parent / "orjson-write-limit.json").read_bytes()
+    assert jsonwire.loads(data)["type"] == "RUN_STARTED"
+    mixed = 1
+    for level in range(101):
+        mixed = [mixed] if level % 2 else {"k": mixed, "j": [1]}
+    assert problem(text(mixed)).rule == "SCHEMA-006"
+    assert jsonwire.loads(text(mixed["k"][0])) == mixed["k"][0]
+    with pytest.raises(ValueError, match="above 200"):
+        jsonwire.loads(b"{}", max_depth=250)
