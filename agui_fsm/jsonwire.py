@@ -31,7 +31,7 @@ MAX_SUPPORTED_DEPTH = 200
 MAX_INT_DIGITS = 4300
 """Longest integer accepted: CPython's own limit on int/str conversion."""
 
-DEPTH_RULE, DUPLICATE_RULE, SYNTAX_RULE = "SCHEMA-006", "SCHEMA-007", "SCHEMA-001"
+DEPTH_RULE, DUPLICATE_RULE, SYNTAX_RULE = "SCHEMA-009", "SCHEMA-010", "SCHEMA-001"
 
 
 class JsonProblem(ValueError):

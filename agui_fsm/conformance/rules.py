@@ -146,7 +146,7 @@ _ALL: tuple[Rule, ...] = (
         ("AGUI504",),
     ),
     _r(
-        "SCHEMA-006",
+        "SCHEMA-009",
         "error",
         "Value beyond the decoder's limits",
         """A value sits inside more than 100 nested objects/arrays (the event counts as one),
@@ -157,7 +157,7 @@ _ALL: tuple[Rule, ...] = (
         "stricter",
     ),
     _r(
-        "SCHEMA-007",
+        "SCHEMA-010",
         "error",
         "Duplicate key in a JSON object",
         """An object of the event names the same key twice. RFC 8259 says names SHOULD be

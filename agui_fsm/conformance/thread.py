@@ -67,7 +67,7 @@ class SharedState:
         too_deep = jsonwire.document_problem(self.doc, ops)
         if too_deep is not None:
             self.ctx.emit(
-                "SCHEMA-006",
+                "SCHEMA-009",
                 f"the patched state {too_deep.removeprefix('the value ')}; the state is "
                 "unknown until the next STATE_SNAPSHOT",
             )
@@ -108,7 +108,7 @@ class SharedState:
         too_deep = jsonwire.document_problem(doc, ops)
         if too_deep is not None:
             self.ctx.emit(
-                "SCHEMA-006",
+                "SCHEMA-009",
                 f"the patched content of activity {mid!r} {too_deep.removeprefix('the value ')}",
             )
             del self.activities[mid]

@@ -81,9 +81,9 @@ def test_deep_values_never_reach_the_thread(lenient):
     rt, error = run_once(events, lenient=lenient)
     if lenient:
         assert error is None and rt.state == nested(60)
-        assert {d.rule for d in rt.diagnostics} >= {"SCHEMA-006"}
+        assert {d.rule for d in rt.diagnostics} >= {"SCHEMA-009"}
     else:
-        assert error is not None and error.rule == "SCHEMA-006" and error.index == 5
+        assert error is not None and error.rule == "SCHEMA-009" and error.index == 5
 
 
 @pytest.mark.parametrize(

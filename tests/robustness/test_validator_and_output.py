@@ -60,7 +60,7 @@ DEEP_EVENTS = [
 def test_deep_values_in_events_are_schema_006_at_their_index(event):
     for form in (event, json.dumps(event)):
         report = validate([RS, form, RF])
-        assert [(v.rule, v.index) for v in report.violations] == [("SCHEMA-006", 1)]
+        assert [(v.rule, v.index) for v in report.violations] == [("SCHEMA-009", 1)]
 
 
 def test_deep_json_in_strings_is_reported_by_the_rule_that_parses_it():
@@ -88,7 +88,7 @@ def test_state_grown_past_the_limit_by_patches_is_reported():
         "delta": [{"op": "add", "path": "/a" * 59 + "/b", "value": nested(60)}],
     }
     report = validate([RS, snap, grow, RF])
-    assert [(v.rule, v.index) for v in report.violations] == [("SCHEMA-006", 2)]
+    assert [(v.rule, v.index) for v in report.violations] == [("SCHEMA-009", 2)]
     assert "state is unknown" in report.violations[0].message
 
 
