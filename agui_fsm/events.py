@@ -15,6 +15,7 @@ from ag_ui.core import BaseEvent, Event, EventType
 from pydantic import TypeAdapter, ValidationError
 
 from agui_fsm.errors import ProtocolViolation
+from agui_fsm.jsonwire import depth_problem, model_dump
 
 _EVENT = TypeAdapter(Event)
 KNOWN_TYPES: frozenset[str] = frozenset(e.value for e in EventType)
@@ -31,6 +32,15 @@ def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
     kind = raw.get("type") if isinstance(raw, Mapping) else None
     if not isinstance(raw, Mapping) or kind is None:
         raise EventSchemaError("event has no 'type' field", rule="SCHEMA-002", event_type=None)
+    if not isinstance(kind, str):
+        raise EventSchemaError(
+            f"the event's 'type' is a {type(kind).__name__}, not a string",
+            rule="SCHEMA-002",
+            event_type=None,
+        )
+    too_deep = depth_problem(raw)
+    if too_deep is not None:
+        raise EventSchemaError(too_deep.message, rule=too_deep.rule, event_type=kind)
     if kind not in KNOWN_TYPES:
         raise EventSchemaError(
             f"unknown event type {kind!r}", rule="SCHEMA-003", event_type=str(kind)
@@ -53,4 +63,4 @@ def type_of(event: BaseEvent) -> str:
 
 def to_wire(event: BaseEvent) -> dict[str, Any]:
     """The event as its camelCase wire dict, absent fields left out."""
-    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return model_dump(event, by_alias=True, exclude_none=True)

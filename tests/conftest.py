@@ -21,6 +21,12 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile(
     "long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+settings.register_profile(  # tests/fuzz at length; scripts/fuzz-long runs without pytest
+    "fuzz",
+    max_examples=20_000,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 if os.environ.get("HYPOTHESIS_PROFILE"):
     settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])

@@ -37,6 +37,7 @@ from agui_fsm.aggregator.parts import (
 )
 from agui_fsm.aggregator.reasoning import ReasoningHandlers
 from agui_fsm.aggregator.tools import ToolCallHandlers
+from agui_fsm.jsonwire import model_dump
 from agui_fsm.machines.message_status import STATUS_OBJECTS
 from agui_fsm.machines.table import DEFAULT_PROFILE
 from agui_fsm.spec import COMPILED_BY_PROFILE
@@ -47,7 +48,7 @@ E = EventType
 def parse_interrupt(raw: Any) -> dict[str, Any] | None:
     """An interrupt as the thread stores it (camelCase), or None without an id and reason."""
     if hasattr(raw, "model_dump"):
-        raw = raw.model_dump(by_alias=True, exclude_none=True, mode="json")
+        raw = model_dump(raw, by_alias=True, exclude_none=True)
     if not isinstance(raw, dict):
         return None
     if not isinstance(raw.get("id"), str) or not isinstance(raw.get("reason"), str):

@@ -13,6 +13,7 @@ import json
 import math
 from typing import Any
 
+from agui_fsm.jsonwire import check_text_depth
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
@@ -61,7 +62,9 @@ def _reject_constant(name: str) -> Any:
 
 
 def parse_json(text: str) -> Any:
-    """``JSON.parse``: raises on anything JavaScript rejects (NaN and Infinity included)."""
+    """``JSON.parse``: raises on anything JavaScript rejects (NaN and Infinity included),
+    and (a ValueError) on text nested deeper than :data:`agui_fsm.jsonwire.MAX_DEPTH`."""
+    check_text_depth(text.encode("utf-8", "surrogatepass"))
     return json.loads(text, parse_constant=_reject_constant)
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
+from agui_fsm.jsonwire import dumps_text
 from agui_fsm.machines.table import PROFILES
 from agui_fsm.replay import ScenarioError, load_scenario
 from agui_fsm.replay.normalize import IdNormalizer, input_strings
@@ -55,5 +55,4 @@ def replay(scenario: Path, trace: bool, lenient: bool, profile: str) -> None:
                 f"{taken.machine}\t{instance}\t{taken.source}\t{taken.trigger}\t{taken.dest}",
                 err=True,
             )
-    json.dump(output, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(dumps_text(output, indent=2) + "\n")

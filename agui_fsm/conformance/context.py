@@ -55,6 +55,17 @@ class Ctx:
             )
 
 
+NAMED_IDS = 5
+"""Ids named in one message; the rest are counted, so a message stays short for 200k ids."""
+
+
+def some(ids: list[str]) -> str:
+    """``'a', 'b', 'c', 'd', 'e' and 19,995 more``."""
+    named = ", ".join(map(repr, ids[:NAMED_IDS]))
+    rest = len(ids) - NAMED_IDS
+    return f"{named} and {rest:,} more" if rest > 0 else named
+
+
 def who(owner: str | None) -> str:
     return "the parent agent" if owner is None else f"subagent {owner!r}"
 

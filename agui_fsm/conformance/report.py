@@ -15,12 +15,12 @@ last event); ``line`` the 1-based input line where the event starts, when there 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from xml.etree import ElementTree as ET
 
 from agui_fsm.conformance.rules import RULES, Severity, doc_url
 from agui_fsm.conformance.sarif import to_sarif
+from agui_fsm.jsonwire import dumps_text, escape_surrogates
 
 FAIL_ON: dict[str, tuple[Severity, ...]] = {
     "error": ("error",),
@@ -98,7 +98,7 @@ class Report:
 
 
 def to_json(report: Report) -> str:
-    return json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
+    return dumps_text(report.as_dict(), indent=2) + "\n"
 
 
 def plural(count: int, noun: str) -> str:
@@ -123,11 +123,12 @@ def format_violation(name: str, violation: Violation, events: int | None = None)
     where = f"{name}:{violation.line}" if violation.line is not None else name
     suffix = "" if violation.severity == "error" else f" ({violation.severity})"
     at = where_in_stream(violation, events)
-    return f"{where}: {violation.rule} at {at}: {violation.message}{suffix}"
+    return escape_surrogates(f"{where}: {violation.rule} at {at}: {violation.message}{suffix}")
 
 
 def summary_line(name: str, report: Report) -> str:
     errors, warnings, infos = len(report.errors), len(report.warnings), len(report.infos)
+    name = escape_surrogates(name)
     checked = plural(report.events, "event")
     stopped = (
         "; stopped at the first failure (--fail-fast), the rest of the input was not checked"

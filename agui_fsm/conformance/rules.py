@@ -215,6 +215,31 @@ _ALL: tuple[Rule, ...] = (
         reason="the client accepts any integer, then shows seconds as dates in January 1970 "
         "and orders events wrongly against millisecond timestamps",
     ),
+    _r(
+        "SCHEMA-009",
+        "error",
+        "Value beyond the decoder's limits",
+        """A value sits inside more than 100 nested objects/arrays (the event counts as one),
+       an integer has more than 4,300 digits, or a number is beyond a double's range. The
+       event is skipped: the nesting bound keeps every consumer's recursion (validation,
+       copies, patches, serialization) bounded, and the numbers have no faithful reading
+       (JSON.parse turns them into Infinity).""",
+        "stricter",
+        reason="the client parses it (JSON.parse reads huge numbers as Infinity), but "
+        "consumers' recursion in validation, copies and serialization fails a few hundred "
+        "levels down, and the numbers have no faithful reading",
+    ),
+    _r(
+        "SCHEMA-010",
+        "error",
+        "Duplicate key in a JSON object",
+        """An object of the event names the same key twice. RFC 8259 says names SHOULD be
+       unique and I-JSON (RFC 7493) requires it; parsers disagree on which value wins
+       (JSON.parse and orjson keep the last, others the first), so the event is skipped.""",
+        "stricter",
+        reason="JSON.parse keeps the last value silently while other parsers keep the first, "
+        "so one event means two things",
+    ),
     # --- INPUT -------------------------------------------------------------------------------
     _r(
         "INPUT-001",

@@ -8,12 +8,12 @@ and a logical location (``event 5``). Severities map as ``info`` -> ``note``.
 
 from __future__ import annotations
 
-import json
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from agui_fsm.conformance.rules import DOCS_REPOSITORY, RULES, Rule, doc_url
+from agui_fsm.jsonwire import dumps_text
 
 if TYPE_CHECKING:
     from agui_fsm.conformance.report import Report, Violation
@@ -115,4 +115,4 @@ def sarif_log(name: str, report: Report) -> dict[str, Any]:
 
 
 def to_sarif(name: str, report: Report) -> str:
-    return json.dumps(sarif_log(name, report), indent=2, ensure_ascii=False) + "\n"
+    return dumps_text(sarif_log(name, report), indent=2) + "\n"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import codecs
 import io
-import json
 import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -83,15 +82,22 @@ def read_jsonl(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Ite
 
 
 # --- JSON array ------------------------------------------------------------------------------
+_STRUCTURE = re.compile(r'["\[\]{},]')
+_STRING_END = re.compile(r'["\\]')
+
+
 class _ArrayReader:
-    """Splits ``[ev, ev, ...]`` into elements with ``JSONDecoder.raw_decode`` over a sliding
-    buffer: the buffer holds the unread tail of the last chunk plus at most one element."""
+    """Splits ``[ev, ev, ...]`` into element texts over a sliding buffer (the unread tail of
+    the last chunk plus at most one element). The splitter only follows strings and
+    brackets; each element is decoded by :func:`agui_fsm.jsonwire.loads` like a JSON Lines
+    line, so a broken element is reported alone and reading goes on with the next one,
+    and an over-long one is skipped without being buffered."""
 
     def __init__(self, stream: BinaryIO, max_bytes: int) -> None:
         self.stream = stream
         self.max_bytes = max_bytes
-        self.text = codecs.getincrementaldecoder("utf-8")()
-        self.decoder = json.JSONDecoder()
+        # Invalid bytes survive as lone surrogates, and the element holding one says so.
+        self.text = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self.buf = ""
         self.pos = 0
         self.eof = False
@@ -128,7 +134,8 @@ class _ArrayReader:
             return
         if self.buf.startswith(_BOM, self.pos):
             self.pos += 1
-            self.skip_ws()
+            if not self.skip_ws():
+                return
         if self.buf[self.pos] != "[":
             yield Frame(
                 self.line_at(self.pos),
@@ -157,58 +164,92 @@ class _ArrayReader:
                     )
                 return
             if not first:
-                if self.buf[self.pos] != ",":
+                if self.buf[self.pos] == ",":
+                    self.pos += 1
+                    if not self.skip_ws():
+                        continue
+                    if self.buf[self.pos] == "]":
+                        yield Frame(
+                            self.line_at(self.pos),
+                            problem=("SCHEMA-001", "the array ends with a ',' and no element"),
+                        )
+                        continue
+                else:
                     yield Frame(
                         self.line_at(self.pos),
                         problem=(
                             "INPUT-003",
                             f"expected ',' between array elements, found "
-                            f"{self.buf[self.pos]!r}; reading stopped",
+                            f"{self.buf[self.pos]!r}; read on as if it were there",
                         ),
+                        takes_position=False,
                     )
-                    return
-                self.pos += 1
-                if not self.skip_ws():
-                    continue
             first = False
-            frame = self.element()
-            yield frame
-            if frame.problem is not None and frame.problem[0] != "INPUT-001":
-                return
+            yield self.element()
 
     def element(self) -> Frame:
+        """The element at ``pos``: an object or array up to its closing bracket, anything
+        else up to the next top-level ',' or ']'."""
+        start = self.pos
+        line = self.line_at(start)
+        container = self.buf[start] in "[{"
+        scan, depth, in_string, skipped = start, 0, False, False
         want = CHUNK
         while True:
-            start = self.pos
-            try:
-                value, end = self.decoder.raw_decode(self.buf, start)
-                if end < len(self.buf) or self.eof:
-                    line = self.line_at(start)
-                    self.pos = end
-                    if end - start > self.max_bytes:
-                        return Frame(
-                            line,
-                            problem=_too_long("array element", f"at line {line}", self.max_bytes),
-                        )
-                    return Frame(line, payload=value)
-            except json.JSONDecodeError as exc:
-                if self.eof:
-                    line = self.line_at(start)
-                    return Frame(
-                        line,
-                        problem=(
-                            "SCHEMA-001",
-                            f"array element at line {line} is not valid JSON "
-                            f"({exc.msg}); reading stopped",
-                        ),
-                    )
-            if len(self.buf) - start > self.max_bytes:
-                line = self.line_at(start)
-                return Frame(
-                    line, problem=_too_long("array element", f"at line {line}", self.max_bytes)
-                )
-            self.fill(want)
+            if in_string:
+                m = _STRING_END.search(self.buf, scan)
+                if m is None:
+                    scan = len(self.buf)
+                elif m.group() == "\\":
+                    if m.end() < len(self.buf):
+                        scan = m.end() + 1
+                        continue
+                    scan = m.start()  # the escaped character is in the next chunk
+                else:
+                    in_string, scan = False, m.end()
+                    continue
+            else:
+                m = _STRUCTURE.search(self.buf, scan)
+                if m is None:
+                    scan = len(self.buf)
+                else:
+                    c = m.group()
+                    if c == '"':
+                        in_string = True
+                    elif c in "[{":
+                        depth += 1
+                    elif c in "]}":
+                        if depth == 0 and c == "]":
+                            return self._cut(start, m.start(), line, skipped)
+                        depth = max(depth - 1, 0)
+                        if depth == 0 and container:
+                            return self._cut(start, m.end(), line, skipped)
+                    elif depth == 0:  # a top-level comma
+                        return self._cut(start, m.start(), line, skipped)
+                    scan = m.end()
+                    continue
+            if self.eof:
+                return self._cut(start, len(self.buf), line, skipped)
+            if skipped or scan - start > self.max_bytes:
+                # Over the limit: keep scanning for the element's end, buffering nothing.
+                skipped, self.pos = True, scan
+            else:
+                self.pos = start
+            scan -= self.pos
+            self.fill(want)  # the buffer now starts at self.pos
             want = min(want * 2, self.max_bytes + 1)
+            start = 0
+
+    def _cut(self, start: int, end: int, line: int, skipped: bool) -> Frame:
+        self.pos = end
+        if skipped or end - start > self.max_bytes:
+            return Frame(
+                line, problem=_too_long("array element", f"at line {line}", self.max_bytes)
+            )
+        text = self.buf[start:end].rstrip()
+        if not text:
+            return Frame(line, problem=("SCHEMA-001", "the array has an empty element"))
+        return Frame(line, payload=text)
 
 
 def read_json_array(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Frame]:
@@ -222,7 +263,8 @@ _SSE_FIELDS = frozenset({"data", "event", "id", "retry"})
 
 def read_sse(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Frame]:
     """``data:`` frames as the AG-UI encoder writes them (``data: {...}`` + blank line)."""
-    text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    # Invalid bytes survive as lone surrogates, and the event holding one says so.
+    text = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
     lines = SSELineDecoder()
     events = SSEDecoder()
     state = {"line": 0, "start": None, "data": False, "skip": False, "drop": False}
@@ -276,12 +318,14 @@ def read_sse(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Itera
         for line in lines.decode(decoded):
             yield from handle(line)
         if sum(map(len, lines.buffer)) > max_bytes:
-            # An over-long line still being received: drop what is buffered, and its tail.
+            # An over-long line still being received: drop what is buffered, and its tail,
+            # and report it once however long it goes on.
             lines.buffer = []
-            state["drop"], state["skip"] = True, True
-            yield Frame(
-                state["line"] + 1, problem=_too_long("line", str(state["line"] + 1), max_bytes)
-            )
+            if not state["drop"]:
+                state["drop"], state["skip"] = True, True
+                yield Frame(
+                    state["line"] + 1, problem=_too_long("line", str(state["line"] + 1), max_bytes)
+                )
     for line in lines.flush():
         yield from handle(line)
     if state["data"]:

@@ -14,9 +14,9 @@ where they are kept:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
+from agui_fsm import jsonwire
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.context import MISSING, Ctx, Owners, who
 from agui_fsm.machines.table import Lifecycle
@@ -153,10 +153,15 @@ class TextMessages:
                 lc.fire("run_settled")
 
 
+MAX_ARGS_BYTES = 16 * 1024 * 1024
+"""Streamed arguments kept per open tool call for the JSON check at TOOL_CALL_END; longer
+arguments are not kept (nor checked), so memory stays bounded."""
+
+
 class ToolCall:
     """One toolCallId; ``bracket`` (streamed by a START or CHUNK) is False for an import."""
 
-    __slots__ = ("args", "bracket", "lc", "run", "streamed")
+    __slots__ = ("args", "args_size", "bracket", "lc", "run", "streamed")
 
     def __init__(self, lc: Lifecycle, run: int, bracket: bool = False) -> None:
         self.lc = lc
@@ -164,12 +169,13 @@ class ToolCall:
         self.bracket = bracket
         self.streamed = bracket
         self.args: list[str] | None = [] if bracket else None
+        self.args_size = 0
 
 
 class ToolCalls:
     """TOOL_CALL_* and results per toolCallId (tool_call table), across runs."""
 
-    __slots__ = ("calls", "ctx", "earlier", "known_messages", "owners", "record", "run")
+    __slots__ = ("calls", "ctx", "earlier", "known_messages", "owners", "record", "run", "touched")
 
     def __init__(
         self, ctx: Ctx, owners: Owners, known_messages: set[str], record: Streamed
@@ -181,17 +187,31 @@ class ToolCalls:
         self.calls: dict[str, ToolCall] = {}
         self.earlier: frozenset[str] = frozenset()  # the previous run's finished calls
         self.run = 0
+        # The calls this run opened or changed. A call carried from an earlier run that
+        # nothing touched is still as the last run boundary left it, so run boundaries
+        # visit only these: their cost does not grow with the carried calls.
+        self.touched: dict[str, None] = {}
+
+    def _touch(self, tid: str) -> None:
+        self.touched[tid] = None
+
+    def _touched(self):
+        calls = self.calls
+        for tid in self.touched:
+            call = calls.get(tid)
+            if call is not None:
+                yield tid, call
 
     def reset_run(self) -> None:
         """A new run: resolved calls are done; unresolved ones wait for a cross-run result."""
         self.run += 1
-        done = [tid for tid, c in self.calls.items() if c.lc.is_terminal]
+        done = [tid for tid, c in self._touched() if c.lc.is_terminal]
         for tid in done:
             del self.calls[tid]
-        excess = len(self.calls) - MAX_CARRIED_TOOL_CALLS
-        for tid in list(self.calls)[: max(excess, 0)]:
-            del self.calls[tid]
         self.earlier = frozenset(done)
+        self.touched.clear()
+        for _ in range(len(self.calls) - MAX_CARRIED_TOOL_CALLS):
+            del self.calls[next(iter(self.calls))]
 
     def _check_start_owner(self, tid: str, parent: str | None, tag: str | None) -> None:
         # verifyEvents 1.0.0: a tool call belongs to the message that carries it.
@@ -245,6 +265,7 @@ class ToolCalls:
                 "now holds two calls with one id. Give every call a fresh id",
             )
         call = self.calls[tid] = ToolCall(Lifecycle(TOOL, tid), self.run, bracket=True)
+        self._touch(tid)
         call.lc.fire(trigger)
 
     def start(self, ev) -> None:
@@ -290,7 +311,11 @@ class ToolCalls:
         if call.lc.can(trigger):
             call.lc.fire(trigger)
         if delta and call.args is not None:
-            call.args.append(delta)
+            call.args_size += len(delta)
+            if call.args_size > MAX_ARGS_BYTES:
+                call.args = None
+            else:
+                call.args.append(delta)
 
     def end(self, ev) -> None:
         call = self._require_open(ev.tool_call_id, "TOOL-004")
@@ -310,12 +335,12 @@ class ToolCalls:
             call.lc.fire("TOOL_CALL_END")
         if text.strip():
             try:
-                json.loads(text)
-            except ValueError as exc:
+                jsonwire.loads(text)
+            except jsonwire.JsonProblem as exc:
                 self.ctx.emit(
                     "TOOL-006",
                     f"arguments of tool call {tid!r} are not valid JSON "
-                    f"({exc}); they were {_clip(text)}",
+                    f"({exc.message}); they were {_clip(text)}",
                 )
 
     def result(self, ev) -> None:
@@ -330,6 +355,8 @@ class ToolCalls:
         self.owners.message[mid] = ev.subagent_run_id
         self.known_messages.add(mid)
         call = self.calls.get(tid)
+        if call is not None:
+            self._touch(tid)
         if call is None:
             self.ctx.emit(
                 "TOOL-007",
@@ -378,17 +405,17 @@ class ToolCalls:
 
     # --- run boundaries, snapshots, interrupts -------------------------------------------
     def open_ids(self) -> list[str]:
-        return [tid for tid, c in self.calls.items() if c.bracket]
+        return [tid for tid, c in self._touched() if c.bracket]
 
     def unresolved_this_run(self) -> list[str]:
         return [
             tid
-            for tid, c in self.calls.items()
+            for tid, c in self._touched()
             if c.run == self.run and not c.lc.is_terminal and c.lc.state != "resolved"
         ]
 
     def settle(self) -> None:
-        for call in self.calls.values():
+        for _, call in self._touched():
             call.bracket = False
             call.args = None
             if call.lc.can("run_settled"):
@@ -407,6 +434,7 @@ class ToolCalls:
             ):
                 continue
             call = self.calls[tid] = ToolCall(Lifecycle(TOOL, tid), self.run)
+            self._touch(tid)
             call.lc.fire("import_snapshot", {"has_result": has_result})
 
     def gate(self, tid: str) -> str | None:
@@ -416,12 +444,14 @@ class ToolCalls:
             return "names no tool call of the stream"
         if not call.lc.can("interrupt"):
             return f"names tool call {tid!r}, which is {call.lc.state}"
+        self._touch(tid)
         call.lc.fire("interrupt")
         return None
 
     def approve(self, tid: str) -> None:
         call = self.calls.get(tid)
         if call is not None and call.lc.can("submit_interrupt_responses"):
+            self._touch(tid)
             call.lc.fire("submit_interrupt_responses")
 
 
@@ -602,14 +632,17 @@ class Reasoning:
 class Steps:
     """STEP_STARTED / STEP_FINISHED per (owner, stepName) (step table)."""
 
-    __slots__ = ("ctx", "steps")
+    __slots__ = ("active_owners", "ctx", "steps")
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
         self.steps: dict[tuple[str | None, str], Lifecycle] = {}
+        # stepName -> the owners it is active under, so STEP-003 is a lookup, not a scan.
+        self.active_owners: dict[str, dict[str | None, None]] = {}
 
     def reset_run(self) -> None:
         self.steps.clear()
+        self.active_owners.clear()
 
     def started(self, ev) -> None:
         key = (ev.subagent_run_id, ev.step_name)
@@ -624,15 +657,17 @@ class Steps:
             )
             return
         lc.fire("STEP_STARTED")
+        self.active_owners.setdefault(ev.step_name, {})[key[0]] = None
 
     def finished(self, ev) -> None:
         owner, name = ev.subagent_run_id, ev.step_name
         lc = self.steps.get((owner, name))
         if lc is not None and lc.can("STEP_FINISHED"):
             lc.fire("STEP_FINISHED")
+            self.active_owners.get(name, {}).pop(owner, None)
             return
-        for (other, other_name), other_lc in self.steps.items():
-            if other_name == name and other != owner and other_lc.state == "active":
+        for other in self.active_owners.get(name, ()):
+            if other != owner and self.steps[(other, name)].state == "active":
                 self.ctx.emit(
                     "STEP-003",
                     f"STEP_FINISHED for step {name!r} is attributed to "
@@ -679,13 +714,16 @@ class ChunkLanes:
     that is a transport convention, so it lives here and fires the tables' END triggers.
     """
 
-    __slots__ = ("closers", "ctx", "lanes")
+    __slots__ = ("by_entity", "by_kind", "closers", "ctx", "lanes")
 
     def __init__(
         self, ctx: Ctx, text: TextMessages, tools: ToolCalls, reasoning: Reasoning
     ) -> None:
         self.ctx = ctx
         self.lanes: dict[str | None, _Pending] = {}
+        # Indexes over the open lanes, so a chunk costs the same with one lane or 20k.
+        self.by_entity: dict[tuple[str, str], str | None] = {}
+        self.by_kind: dict[str, dict[str | None, None]] = {}
         self.closers: dict[str, Callable[[str], None]] = {
             "text": text.close_chunk,
             "tool": tools.close_chunk,
@@ -694,7 +732,11 @@ class ChunkLanes:
 
     def close_lane(self, owner: str | None) -> None:
         pending = self.lanes.pop(owner, None)
-        if pending is not None and pending.synthetic:
+        if pending is None:
+            return
+        self.by_entity.pop((pending.kind, pending.id), None)
+        self.by_kind[pending.kind].pop(owner, None)
+        if pending.synthetic:
             self.closers[pending.kind](pending.id)
 
     def close_all(self) -> None:
@@ -703,24 +745,24 @@ class ChunkLanes:
 
     def resolve(self, kind: str, entity_id: str | None, tag: str | None):
         if entity_id is not None:
-            for owner, pending in self.lanes.items():
-                if pending.kind == kind and pending.id == entity_id:
-                    if tag is not None and tag != owner:
-                        self.ctx.emit(
-                            "CHUNK-005",
-                            f"{self.ctx.event_type} for {entity_id!r} is "
-                            f"tagged {tag!r}, but its chunk stream is "
-                            f"open under {who(owner)}",
-                        )
-                        return _ABORT
-                    return owner
-            return tag
+            owner = self.by_entity.get((kind, entity_id), MISSING)
+            if owner is MISSING:
+                return tag
+            if tag is not None and tag != owner:
+                self.ctx.emit(
+                    "CHUNK-005",
+                    f"{self.ctx.event_type} for {entity_id!r} is "
+                    f"tagged {tag!r}, but its chunk stream is "
+                    f"open under {who(owner)}",
+                )
+                return _ABORT
+            return owner
         if tag is not None:
             return tag
         current = self.lanes.get(None)
         if current is not None and current.kind == kind:
             return None
-        candidates = [owner for owner, p in self.lanes.items() if p.kind == kind]
+        candidates = self.by_kind.get(kind, {})
         if len(candidates) > 1:
             self.ctx.emit(
                 "CHUNK-003",
@@ -729,7 +771,7 @@ class ChunkLanes:
                 "one open; add the id",
             )
             return _ABORT
-        return candidates[0] if candidates else None
+        return next(iter(candidates)) if candidates else None
 
     def continues(self, kind: str, entity_id: str | None, tag: str | None):
         """The lane and its pending stream when the chunk continues it, else (lane, None)."""
@@ -758,7 +800,10 @@ class ChunkLanes:
     def open(
         self, lane: str | None, kind: str, entity_id: str, synthetic: bool, **fields: str | None
     ) -> None:
+        self.close_lane(lane)
         self.lanes[lane] = _Pending(kind, entity_id, fields, synthetic)
+        self.by_entity[(kind, entity_id)] = lane
+        self.by_kind.setdefault(kind, {})[lane] = None
 
     @staticmethod
     def aborted(lane) -> bool:

@@ -14,7 +14,8 @@ from typing import Any
 
 import jsonpatch
 
-from agui_fsm.conformance.context import Ctx
+from agui_fsm import jsonwire
+from agui_fsm.conformance.context import Ctx, some
 from agui_fsm.conformance.streams import ToolCalls
 from agui_fsm.errors import PATCH_ERRORS
 from agui_fsm.machines.table import Lifecycle
@@ -63,6 +64,15 @@ class SharedState:
             return
         ops = ops_of(ev.delta)
         self.doc, failed, error = apply_ops(self.doc, ops)
+        too_deep = jsonwire.document_problem(self.doc, ops)
+        if too_deep is not None:
+            self.ctx.emit(
+                "SCHEMA-009",
+                f"the patched state {too_deep.removeprefix('the value ')}; the state is "
+                "unknown until the next STATE_SNAPSHOT",
+            )
+            self.known, self.doc = False, None
+            return
         if failed is None:
             return
         tail = (
@@ -95,6 +105,14 @@ class SharedState:
             return
         ops = ops_of(ev.patch)
         doc, failed, error = apply_ops(self.activities[mid], ops)
+        too_deep = jsonwire.document_problem(doc, ops)
+        if too_deep is not None:
+            self.ctx.emit(
+                "SCHEMA-009",
+                f"the patched content of activity {mid!r} {too_deep.removeprefix('the value ')}",
+            )
+            del self.activities[mid]
+            return
         if failed is None:
             self.activities[mid] = doc
             return
@@ -135,11 +153,12 @@ def history(ctx: Ctx, messages: list, *, check: bool) -> dict[str, bool]:
             answered.setdefault(call.id, False)
             if check and call.function.arguments.strip():
                 try:
-                    json.loads(call.function.arguments)
-                except ValueError:
+                    jsonwire.loads(call.function.arguments)
+                except jsonwire.JsonProblem as exc:
                     ctx.emit(
                         "SNAP-005",
-                        f"arguments of tool call {call.id!r} in the snapshot are not valid JSON",
+                        f"arguments of tool call {call.id!r} in the snapshot are not valid "
+                        f"JSON ({exc.message})",
                     )
     for pos, msg in enumerate(messages):
         if getattr(msg, "role", None) != "tool":
@@ -218,7 +237,7 @@ class Interrupts:
             self.ctx.emit(
                 "INT-003",
                 "the new run's input.resume leaves interrupt(s) "
-                f"{', '.join(map(repr, self.pending))} unanswered; answer "
+                f"{some(list(self.pending))} unanswered; answer "
                 "or cancel every pending interrupt when resuming",
             )
         self.supersede("RUN_STARTED")

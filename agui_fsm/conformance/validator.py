@@ -13,7 +13,6 @@ for what it evidently meant, so one fault does not hide the next.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, get_args
@@ -21,13 +20,15 @@ from typing import Any, get_args
 from ag_ui.core import BaseEvent, Event
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from agui_fsm import jsonwire
 from agui_fsm.conformance.agreement import Streamed
-from agui_fsm.conformance.context import Ctx, Owners
+from agui_fsm.conformance.context import Ctx, Owners, some
 from agui_fsm.conformance.report import FAIL_ON, Report, Violation
 from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents, history
 from agui_fsm.conformance.wire import foreign_patch_ops, snake_case_fields, timestamp_unit
+from agui_fsm.errors import UsageError
 from agui_fsm.events import type_of
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -106,6 +107,13 @@ def explicit_nulls(model: BaseModel, prefix: str = "") -> list[str]:
                 if isinstance(item, BaseModel):
                     found.extend(explicit_nulls(item, f"{prefix}{wire}[{i}]."))
     return found
+
+
+def _type_name(event: Any) -> str | None:
+    kind = type_of(event) if isinstance(event, BaseEvent) else None
+    if kind is None and isinstance(event, Mapping) and isinstance(event.get("type"), str):
+        kind = event["type"]
+    return kind
 
 
 def _kind(value: Any) -> str:
@@ -194,6 +202,7 @@ class Validator:
         self, event: Mapping[str, Any] | BaseEvent | str | bytes, *, line: int | None = None
     ) -> list[Violation]:
         """Check one event; ``line`` (1-based) is copied into its violations."""
+        self._check_open("feed")
         self._begin(line)
         ev = self._parse(event)
         if ev is not None:
@@ -206,6 +215,7 @@ class Validator:
         """An input layer's fault (INPUT-*, SCHEMA-001). It takes one event position when it
         stands for an event that could not be read; otherwise (a response header, a broken
         connection) it is reported at the next position."""
+        self._check_open("feed_problem")
         ctx = self._begin(line)
         if not takes_position:
             self._events -= 1
@@ -255,6 +265,13 @@ class Validator:
         return any(v.severity in failing for v in found)
 
     # --- plumbing ------------------------------------------------------------------------
+    def _check_open(self, method: str) -> None:
+        if self._finished:
+            raise UsageError(
+                f"Validator.{method}() after finish(): the stream has ended; use a new "
+                "Validator for the next stream"
+            )
+
     def _begin(self, line: int | None) -> Ctx:
         ctx = self._ctx
         ctx.batch, ctx.index, ctx.line, ctx.event_type = [], self._events, line, None
@@ -269,17 +286,23 @@ class Validator:
 
     def _parse(self, event: Any) -> BaseModel | None:
         ctx = self._ctx
-        if isinstance(event, BaseEvent):
-            ctx.event_type = type_of(event)
-            self._timestamp(event.timestamp)
-            return event
         raw = event
         if isinstance(raw, str | bytes | bytearray):
             try:
-                raw = json.loads(raw)
-            except ValueError as exc:
-                ctx.emit("SCHEMA-001", f"the event is not valid JSON: {exc}")
+                raw = jsonwire.loads(raw)
+            except jsonwire.JsonProblem as exc:
+                ctx.emit(exc.rule, exc.message)
                 return None
+        else:
+            too_deep = jsonwire.depth_problem(raw)
+            if too_deep is not None:
+                ctx.event_type = _type_name(raw)
+                ctx.emit(too_deep.rule, too_deep.message)
+                return None
+            if isinstance(raw, BaseEvent):
+                ctx.event_type = type_of(raw)
+                self._timestamp(raw.timestamp)
+                return raw
         if not isinstance(raw, Mapping):
             ctx.emit("SCHEMA-002", f"the event is a JSON {_kind(raw)}, not an object")
             return None
@@ -497,7 +520,7 @@ class Validator:
             ("subagents", sorted(self._subagents.active)),
         ):
             if ids:
-                parts.append(f"{label} {', '.join(map(repr, ids))}")
+                parts.append(f"{label} {some(ids)}")
         return "; ".join(parts)
 
     def _settle(self) -> None:
@@ -535,7 +558,7 @@ class Validator:
                 ctx.emit(
                     rule,
                     f"RUN_FINISHED while {what}{'s' * many} "
-                    f"{', '.join(map(repr, ids))} {'are' if many else 'is'} still "
+                    f"{some(ids)} {'are' if many else 'is'} still "
                     f"open; send {closer} first",
                 )
         self._settle()
@@ -555,14 +578,14 @@ class Validator:
         if wrong:
             self._ctx.emit(
                 "RUN-009",
-                f"pendingToolCallIds names {', '.join(map(repr, wrong))}, "
+                f"pendingToolCallIds names {some(wrong)}, "
                 "which this run did not leave waiting for a result",
             )
         if missing:
             self._ctx.emit(
                 "RUN-009",
                 f"pendingToolCallIds leaves out "
-                f"{', '.join(map(repr, missing))}, which this run left "
+                f"{some(missing)}, which this run left "
                 "without a result; list all or none",
             )
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agui_fsm import jsonwire
 from agui_fsm.errors import UsageError
 
 OPS = ("append", "reload", "addToolResult", "submitInterruptResponses", "cancel", "setState")
@@ -100,11 +101,17 @@ def check_scenario_schema(raw: Any) -> None:
 def load_scenario(path: str | Path) -> tuple[Scenario, Any]:
     """The parsed scenario and the raw JSON it came from (normalization needs the raw text)."""
     try:
-        raw = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ScenarioError(f"cannot read scenario {path}: {exc}") from exc
+        raw = jsonwire.loads(Path(path).read_bytes(), max_depth=SCENARIO_MAX_DEPTH)
+    except OSError as exc:
+        raise ScenarioError(f"cannot read scenario {path}: {exc.strerror or exc}") from exc
+    except jsonwire.JsonProblem as exc:
+        raise ScenarioError(f"cannot read scenario {path}: {exc.message}") from exc
     check_scenario_schema(raw)
     return parse_scenario(raw), raw
+
+
+SCENARIO_MAX_DEPTH = jsonwire.MAX_DEPTH + 3
+"""A scenario holds events three levels down (``runs[i][j]``); they keep the event bound."""
 
 
 def split_run_items(items: list[dict[str, Any]]) -> list[dict[str, Any] | Action]:

@@ -21,6 +21,7 @@ from typing import Any
 from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.mcp import parse_mcp_tool_call_result, read_mcp_app_resource_uri
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, json_stringify, try_parse_json
+from agui_fsm.jsonwire import model_dump
 from agui_fsm.runtime.messages import (
     IdFactory,
     Message,
@@ -37,7 +38,7 @@ FALLBACK_STATUS = {"type": "complete", "reason": "unknown"}
 
 def _wire(message: Any) -> Any:
     if hasattr(message, "model_dump"):
-        return message.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return model_dump(message, by_alias=True, exclude_none=True)
     return message
 
 

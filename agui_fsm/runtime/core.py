@@ -30,6 +30,7 @@ from agui_fsm.runtime.conversions import (
     like_to_message,
     persisted_interrupts,
 )
+from agui_fsm.runtime.guards import check_message_like, check_value
 from agui_fsm.runtime.history import HistorySync, LoadedHistory
 from agui_fsm.runtime.interrupts import InterruptOps
 from agui_fsm.runtime.messages import (
@@ -286,9 +287,8 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         for message in reversed(self.repo.messages()):
             if message.role != "assistant":
                 continue
-            for part in message.content:
-                if part.get("type") != "tool-call" or part.get("toolCallId") != tool_call_id:
-                    continue
+            for position in message.tool_positions(tool_call_id):
+                part = message.content[position]
                 if not is_resolved(part):
                     return message.id
                 if fallback is None:
@@ -504,6 +504,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         """Add a message (text, a message-like dict or a :class:`Message`) under
         ``parent_id`` (default: the head; None: the root) and, for a user message, run the
         agent. Raises :class:`InterruptPendingError` while an interrupt is pending."""
+        check_message_like(message)
         if isinstance(message, str):
             role = "user"
         elif isinstance(message, Mapping):
@@ -629,7 +630,9 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     def set_state(self, state: Any) -> None:
         """Replace the agent state (a value, or a function of the previous state); it rides
         the next run's input."""
-        self._state = state(self._state) if callable(state) else state
+        value = state(self._state) if callable(state) else state
+        check_value("set_state", value)
+        self._state = value
         self._notify()
 
     def reset_state(self) -> None:
@@ -711,6 +714,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
                 loaded = await loaded
             if loaded is None:
                 return
+            check_value("load_history", _history_values(loaded))
             if not isinstance(loaded, LoadedHistory):
                 messages = from_agui_messages(
                     loaded, show_thinking=self.show_thinking, new_id=self.new_id
@@ -763,3 +767,10 @@ def _renamed(message: Message, new_id: str) -> Message:
 
 
 __all__ = ["AgentRunError", "Diagnostic", "ThreadRuntime", "persisted_interrupts"]
+
+
+def _history_values(loaded: Any) -> Any:
+    """What a history adapter hands over, as plain values for the nesting check."""
+    if not isinstance(loaded, LoadedHistory):
+        return loaded
+    return loaded.state, [item.message.content for item in loaded.messages]

@@ -102,6 +102,7 @@ class Message:
         "_overrides",
         "_preserved",
         "_source",
+        "_tool_index",
         "attachments",
         "created_at",
         "id",
@@ -141,6 +142,7 @@ class Message:
         self._meta_key: object = None
         self.status_life: Lifecycle | None = None
         self.tool_lives: dict[str, Lifecycle] = {}
+        self._tool_index: _ToolIndex | None = None
 
     # -- content ----------------------------------------------------------------------------
 
@@ -253,6 +255,31 @@ class Message:
         self.materialize()
         self._meta = metadata
 
+    def tool_positions(self, tool_call_id: str) -> tuple[int, ...]:
+        """Where ``content`` holds tool-call parts with this id (O(1) once indexed)."""
+        return self._tools_of(self.content).positions.get(tool_call_id, ())
+
+    def unresolved_tool_calls(self) -> int:
+        """How many tool-call parts of ``content`` have no result yet."""
+        return self._tools_of(self.content).unresolved
+
+    def set_part(self, position: int, part: dict[str, Any]) -> None:
+        """Replace one part of the (materialized) content; the tool index stays valid as
+        long as the part keeps its type and tool call id."""
+        self.materialize()
+        content = self._content
+        index = self._tools_of(content)
+        old = content[position]
+        content[position] = part
+        if old.get("type") == "tool-call":
+            index.unresolved += ("result" not in part) - ("result" not in old)
+
+    def _tools_of(self, content: list[dict[str, Any]]) -> _ToolIndex:
+        index = self._tool_index
+        if index is None or index.content is not content:
+            index = self._tool_index = _ToolIndex(content)
+        return index
+
     def tool_life(self, tool_call_id: str) -> Lifecycle | None:
         source = self._source
         if source is not None:
@@ -301,6 +328,24 @@ class Message:
     def __repr__(self) -> str:
         state = f" {self.status_state}" if self.role == "assistant" else ""
         return f"Message({self.id!r}, {self.role}{state}, {len(self.content)} parts)"
+
+
+class _ToolIndex:
+    """Tool-call positions of one content list, and how many of them await a result."""
+
+    __slots__ = ("content", "positions", "unresolved")
+
+    def __init__(self, content: list[dict[str, Any]]) -> None:
+        self.content = content
+        positions: dict[str, tuple[int, ...]] = {}
+        unresolved = 0
+        for i, part in enumerate(content):
+            if part.get("type") == "tool-call":
+                tid = part.get("toolCallId")
+                positions[tid] = (*positions.get(tid, ()), i)
+                unresolved += "result" not in part
+        self.positions = positions
+        self.unresolved = unresolved
 
 
 def _result_fields(part: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agui_fsm.jsonwire import check_text_depth
+
 _LITERALS = ("true", "false", "null")
 
 
@@ -139,6 +141,10 @@ def parse_partial_object(text: str) -> Any:
     """The object (or array) ``text`` is, or is the beginning of; None when it is neither."""
     if text == "":
         return {}
+    try:
+        check_text_depth(text.encode("utf-8", "surrogatepass"))
+    except ValueError:
+        return None
     for candidate in (text, None):
         if candidate is None:
             try:

@@ -200,9 +200,10 @@ def legacy_thinking_event(raw: Any) -> BaseEvent | None:
     is unreachable: the runtime only lets them close an open chunked message. The
     mapping serves :class:`~agui_fsm.aggregator.RunAggregator` users.
     """
-    if not isinstance(raw, dict):
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if not isinstance(kind, str):
         return None
-    model = _LEGACY_THINKING.get(raw.get("type"))  # type: ignore[arg-type]
+    model = _LEGACY_THINKING.get(kind)
     if model is None:
         return None
     if model is ReasoningMessageContentEvent:
@@ -264,10 +265,12 @@ def client_enforces(violation: Any) -> bool:
     return rule is None or getattr(rule, "verify_events", "same") == "same"
 
 
-def as_protocol_violation(violation: Any) -> ProtocolViolation:
+def as_protocol_violation(violation: Any, index: int | None = None) -> ProtocolViolation:
+    """The violation as an exception; ``index`` (the event's position in the run's stream,
+    THINKING_* and dropped events included) overrides the validator's own count."""
     return ProtocolViolation(
         getattr(violation, "message", str(violation)),
         rule=getattr(violation, "rule", "PROTOCOL"),
-        index=getattr(violation, "index", None),
+        index=index if index is not None else getattr(violation, "index", None),
         event_type=getattr(violation, "event_type", None),
     )

@@ -212,7 +212,7 @@ class RunOps:
         if not run.aborted:
             # The client checks nothing at the end of a stream: these only inform.
             for violation in validator.finish():
-                self._diagnose(as_protocol_violation(violation), run)
+                self._diagnose(as_protocol_violation(violation, run.index + 1), run)
         run.stream_end()
 
     def _feed(
@@ -252,8 +252,8 @@ class RunOps:
             return
         for violation in validator.check(event):
             if not self.lenient and self._fails_run(violation):
-                raise as_protocol_violation(violation)
-            self._diagnose(as_protocol_violation(violation), run)
+                raise as_protocol_violation(violation, index)
+            self._diagnose(as_protocol_violation(violation, index), run)
         try:
             events = expander.feed(event, index)
         except ProtocolViolation as exc:

@@ -16,13 +16,14 @@ from typing import Any
 import jsonpatch
 
 from agui_fsm.errors import PATCH_ERRORS, StatePatchError
+from agui_fsm.jsonwire import document_problem, model_dump
 
 
 def _operations(delta: Sequence[Any]) -> list[dict[str, Any]]:
     ops = []
     for op in delta:
         if hasattr(op, "model_dump"):
-            op = op.model_dump(by_alias=True, exclude_unset=True, mode="json")
+            op = model_dump(op, by_alias=True, exclude_unset=True)
         ops.append(op)
     return ops
 
@@ -48,7 +49,7 @@ def apply_state_delta(state: Any, delta: Sequence[Any], *, index: int | None = N
             _check_prototype(op.get("path"))
             _check_prototype(op.get("from"))
     try:
-        return jsonpatch.apply_patch(state if state is not None else {}, ops, in_place=False)
+        patched = jsonpatch.apply_patch(state if state is not None else {}, ops, in_place=False)
     except PATCH_ERRORS as exc:
         raise StatePatchError(
             f"failed to apply state delta: {exc}",
@@ -56,3 +57,12 @@ def apply_state_delta(state: Any, delta: Sequence[Any], *, index: int | None = N
             index=index,
             event_type="STATE_DELTA",
         ) from exc
+    too_deep = document_problem(patched, ops)
+    if too_deep is not None:
+        raise StatePatchError(
+            f"failed to apply state delta: the patched state {too_deep.removeprefix('the value ')}",
+            rule="STATE-DELTA",
+            index=index,
+            event_type="STATE_DELTA",
+        )
+    return patched

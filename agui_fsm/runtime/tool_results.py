@@ -19,6 +19,7 @@ from agui_fsm.aggregator.mcp import (
     read_mcp_app_resource_uri,
 )
 from agui_fsm.aggregator.parts import json_stringify, try_parse_json
+from agui_fsm.runtime.guards import check_value
 from agui_fsm.runtime.messages import (
     CANCELLED_RESULT,
     Message,
@@ -93,6 +94,7 @@ class ToolResultOps:
         (None leaves the key out). When every tool call of the message is resolved the
         message completes and a resume run starts (after the current run, if one is
         streaming)."""
+        check_value("add_tool_result", (result, artifact))
         message_id = message_id or self.find_message_id_for_tool_call(tool_call_id)
         found = self.repo.get(message_id) if message_id else None
         if found is None or found[0].role != "assistant":
@@ -158,39 +160,36 @@ class ToolResultOps:
             is_error: bool | None = mcp["isError"]
         else:
             is_error = False if getattr(event, "role", None) == "tool" else None
-        matched = False
-        content = []
-        for part in message.content:
-            if part.get("type") == "tool-call" and part.get("toolCallId") == event.tool_call_id:
-                matched = True
-                app_result = (
-                    ("mcp" in part and "app" in part["mcp"])
-                    and isinstance(part.get("result"), dict)
-                    and isinstance(part["result"].get("content"), list)
-                )
-                part = dict(part)
-                if app_result:
-                    if "modelContent" not in part and content_text:
-                        part["modelContent"] = [{"type": "text", "text": content_text}]
-                    if "isError" not in part and is_error is not None:
-                        part["isError"] = is_error
-                    guards = {"has_app_result": True}
-                else:
-                    part["result"] = mcp if mcp is not None else try_parse_json(content_text)
-                    if mcp is not None:
-                        part["modelContent"] = [{"type": "text", "text": content_text}]
-                    if is_error is not None:
-                        part["isError"] = is_error
-                    if "mcp" not in part and app_uri is not None:
-                        part["mcp"] = {"app": {"resourceUri": app_uri}}
-                    guards = {}
-                if event.message_id:
-                    part["unstable_toolMessageId"] = event.message_id
-                self._tool_fire(message, event.tool_call_id, "TOOL_CALL_RESULT", guards)
-            content.append(part)
-        if not matched:
+        positions = message.tool_positions(event.tool_call_id)
+        for position in positions:
+            part = message.content[position]
+            app_result = (
+                ("mcp" in part and "app" in part["mcp"])
+                and isinstance(part.get("result"), dict)
+                and isinstance(part["result"].get("content"), list)
+            )
+            part = dict(part)
+            if app_result:
+                if "modelContent" not in part and content_text:
+                    part["modelContent"] = [{"type": "text", "text": content_text}]
+                if "isError" not in part and is_error is not None:
+                    part["isError"] = is_error
+                guards = {"has_app_result": True}
+            else:
+                part["result"] = mcp if mcp is not None else try_parse_json(content_text)
+                if mcp is not None:
+                    part["modelContent"] = [{"type": "text", "text": content_text}]
+                if is_error is not None:
+                    part["isError"] = is_error
+                if "mcp" not in part and app_uri is not None:
+                    part["mcp"] = {"app": {"resourceUri": app_uri}}
+                guards = {}
+            if event.message_id:
+                part["unstable_toolMessageId"] = event.message_id
+            self._tool_fire(message, event.tool_call_id, "TOOL_CALL_RESULT", guards)
+            message.set_part(position, part)
+        if not positions:
             return
-        message.set_content(content)
         self._notify()
         self._maybe_complete_after_tool_results(message_id, "TOOL_CALL_RESULT")
 
@@ -244,4 +243,4 @@ def _shown_result(message: Message, tool_call_id: str) -> Any:
 
 
 def all_resolved(message: Message) -> bool:
-    return all(is_resolved(p) for p in message.content if p.get("type") == "tool-call")
+    return message.unresolved_tool_calls() == 0
