@@ -64,8 +64,8 @@ def test_v1_1_front_end_tools_are_accepted() -> None:
 
 REJECTED = [
     ({"runs": [], "stepz": [{"op": "append", "text": "hi"}]}, "stepz: unknown key"),
-    ({"steps": [{"op": "explode"}]}, "steps[0].op: 'explode' is not one of"),
-    ({"runs": [[{"op": "cancle"}]]}, "runs[0][0].op: 'cancle' is not one of"),
+    ({"steps": [{"op": "explode"}]}, 'steps[0].op is "explode", not one of'),
+    ({"runs": [[{"op": "cancle"}]]}, 'runs[0][0].op is "cancle", not one of'),
     ({"steps": [{"op": "append", "txt": "hi"}]}, "steps[0].txt: unknown key"),
     ({"options": {"showThinkin": False}}, "options.showThinkin: unknown key"),
     ({"options": {"tools": {"t": {"reslt": 1}}}}, "options.tools.t.reslt: unknown key"),

@@ -15,6 +15,7 @@ import json
 import zlib
 from typing import Any
 
+from agui_fsm import jsonwire
 from agui_fsm.conformance.context import Ctx
 
 _Digest = tuple[int, int]  # (crc32, length)
@@ -23,9 +24,9 @@ _Digest = tuple[int, int]  # (crc32, length)
 def _canonical(arguments: str) -> _Digest:
     try:
         text = json.dumps(
-            json.loads(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            jsonwire.loads(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False
         )
-    except ValueError:
+    except jsonwire.JsonProblem:
         text = arguments.strip()
     data = text.encode("utf-8", "surrogatepass")
     return zlib.crc32(data), len(data)

@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
+from agui_fsm import jsonwire
 from agui_fsm.errors import (
     ConnectionFailedError,
     ContentTypeError,
@@ -224,11 +225,12 @@ class _RunStream:
         if sse is None or not sse.data:
             return None
         try:
-            event = json.loads(sse.data)
-        except json.JSONDecodeError as exc:
+            event = jsonwire.loads(sse.data)
+        except jsonwire.JsonProblem as exc:
             raise EventSchemaError(
-                f"server-sent event {self.count} is not JSON ({exc.msg}): {sse.data[:80]!r}",
-                rule="SCHEMA-001",
+                f"server-sent event {self.count} is not JSON the validator accepts ({exc.message}): "
+                f"{sse.data[:80]!r}",
+                rule=exc.rule,
                 index=self.count,
             ) from None
         self.count += 1

@@ -106,12 +106,38 @@ def load_scenario(path: str | Path) -> tuple[Scenario, Any]:
         raise ScenarioError(f"cannot read scenario {path}: {exc.strerror or exc}") from exc
     except jsonwire.JsonProblem as exc:
         raise ScenarioError(f"cannot read scenario {path}: {exc.message}") from exc
+    check_ops(raw)
     check_scenario_schema(raw)
     return parse_scenario(raw), raw
 
 
 SCENARIO_MAX_DEPTH = jsonwire.MAX_DEPTH + 3
 """A scenario holds events three levels down (``runs[i][j]``); they keep the event bound."""
+
+
+def check_ops(raw: Any) -> None:
+    """Every step and in-run action names an op of the format, said in JSON terms (the
+    schema check that follows words the other mistakes)."""
+    if not isinstance(raw, dict):
+        return
+    steps = raw.get("steps")
+    where = [
+        (f"steps[{i}]", step["op"])
+        for i, step in enumerate(steps if isinstance(steps, list) else [])
+        if isinstance(step, dict) and "op" in step
+    ]
+    runs = raw.get("runs")
+    for r, items in enumerate(runs if isinstance(runs, list) else []):
+        where += [
+            (f"runs[{r}][{j}]", item["op"])
+            for j, item in enumerate(items if isinstance(items, list) else [])
+            if isinstance(item, dict) and "op" in item
+        ]
+    for place, op in where:
+        if op not in OPS:
+            raise ScenarioError(
+                f"invalid scenario: {place}.op is {json.dumps(op)}, not one of {', '.join(OPS)}"
+            )
 
 
 def split_run_items(items: list[dict[str, Any]]) -> list[dict[str, Any] | Action]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agui_fsm.errors import AguiFsmError
+from agui_fsm.jsondepth import check_text_depth
 from agui_fsm.machines.table import Lifecycle
 
 Tool = Callable[[Any], Any]
@@ -46,6 +47,7 @@ def parse_args(text: Any) -> Any:
     if not isinstance(text, str):
         return NOT_JSON
     try:
+        check_text_depth(text.encode("utf-8", "surrogatepass"))  # JsonProblem is a ValueError
         return json.loads(text)
     except ValueError:
         return NOT_JSON

@@ -139,7 +139,7 @@ def test_replay_refuses_bad_scenario_files_with_exit_2(tmp_path, data, words):
 def test_replay_output_with_lone_surrogates(tmp_path):
     scenario = {
         "runs": [[RS, {"type": "CUSTOM", "name": "\ud800", "value": "\udc00"}, RF]],
-        "steps": [{"op": "append", "message": "hi \ud800"}],
+        "steps": [{"op": "append", "text": "hi \ud800"}],
     }
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario), encoding="utf-8")
