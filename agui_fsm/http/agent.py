@@ -228,8 +228,8 @@ class _RunStream:
             event = jsonwire.loads(sse.data)
         except jsonwire.JsonProblem as exc:
             raise EventSchemaError(
-                f"server-sent event {self.count} is not JSON the validator accepts ({exc.message}): "
-                f"{sse.data[:80]!r}",
+                f"server-sent event {self.count} is not JSON the validator accepts "
+                f"({exc.message}): {sse.data[:80]!r}",
                 rule=exc.rule,
                 index=self.count,
             ) from None
