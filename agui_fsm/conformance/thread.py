@@ -24,8 +24,16 @@ INTERRUPT = COMPILED["interrupt"]
 
 
 def ops_of(patch: list) -> list[dict[str, Any]]:
-    """Patch operations as plain dicts, whatever the event was parsed from."""
-    return [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else dict(op) for op in patch]
+    """Patch operations as plain dicts, whatever the event was parsed from. A wire dict's
+    value is copied when it is a container: the state must not share the caller's objects."""
+    return [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else _own(op) for op in patch]
+
+
+def _own(op: dict[str, Any]) -> dict[str, Any]:
+    value = op.get("value")
+    if isinstance(value, dict | list):
+        return {**op, "value": copy.deepcopy(value)}
+    return dict(op)
 
 
 def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str]:

@@ -3,9 +3,11 @@
 :class:`Validator` runs the declared machines over a stream, one event at a time: the run
 table for the stream's runs, and the lifecycles of :mod:`~agui_fsm.conformance.streams` and
 :mod:`~agui_fsm.conformance.thread` for what the runs carry. Each event is parsed once (the
-ag-ui-protocol 1.0.0 models, strict) unless it arrives as an ``ag_ui.core`` model already;
-everything after the parse is dictionary lookups, so :meth:`Validator.feed` costs O(1) per
-event apart from the event's own payload (patches, snapshots, arguments).
+ag-ui-protocol 1.0.0 models, strict) unless it arrives as an ``ag_ui.core`` model already,
+or unless :mod:`~agui_fsm.conformance.shape`'s fast check, compiled from the same models,
+finds it well-formed (most events are); everything after the parse is dictionary lookups,
+so :meth:`Validator.feed` costs O(1) per event apart from the event's own payload (patches,
+snapshots, arguments).
 
 After a violation the validator recovers and goes on: a broken event is skipped or taken
 for what it evidently meant, so one fault does not hide the next.
@@ -15,25 +17,49 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterable, Mapping
-from typing import Any, get_args
+from functools import cache
+from typing import TYPE_CHECKING, Any, get_args
 
-from ag_ui.core import BaseEvent, Event
-from pydantic import BaseModel, TypeAdapter, ValidationError
+import orjson
 
 from agui_fsm.conformance.context import Ctx, Owners
 from agui_fsm.conformance.report import Report, Violation
+from agui_fsm.conformance.shape import CHECKS, EVENT_TYPES
 from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents, history
-from agui_fsm.events import type_of
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
-_EVENT = TypeAdapter(Event)
-_CLASSES: dict[str, type[BaseModel]] = {
-    cls.model_fields["type"].default.value: cls for cls in get_args(get_args(Event)[0])
-}
-_BY_SQUASHED = {re.sub(r"[_\-\s]", "", name).lower(): name for name in _CLASSES}
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
+    from pydantic import BaseModel, ValidationError
+
+
+# The generated ag-ui-protocol models take ~0.2 s to import: only an event the fast check
+# does not accept (or an ag_ui.core model passed in) loads them.
+@cache
+def _classes() -> dict[str, type[BaseModel]]:
+    from ag_ui.core import Event
+
+    return {cls.model_fields["type"].default.value: cls for cls in get_args(get_args(Event)[0])}
+
+
+class _StrictEvent:
+    """``TypeAdapter(Event)``, built on first use."""
+
+    def validate_python(self, raw: Any, **kwargs: Any) -> BaseModel:
+        from ag_ui.core import Event
+        from pydantic import TypeAdapter
+
+        adapter = TypeAdapter(Event)
+        self.validate_python = adapter.validate_python  # type: ignore[method-assign]
+        return adapter.validate_python(raw, **kwargs)
+
+
+_EVENT = _StrictEvent()
+_BY_SQUASHED = {re.sub(r"[_\-\s]", "", name).lower(): name for name in EVENT_TYPES}
 _RUN_EVENTS = ("RUN_STARTED", "RUN_FINISHED", "RUN_ERROR")
 _OWN_LANE, _ALL_LANES = 1, 2
 # Which events end an open *_CHUNK stream, exactly as @ag-ui/client's transformChunks.
@@ -82,6 +108,8 @@ def _field_info(cls: type[BaseModel]) -> dict[str, tuple[str, bool]]:
 
 def explicit_nulls(model: BaseModel, prefix: str = "") -> list[str]:
     """Wire paths of optional fields that were given as null (AG-UI says: omit them)."""
+    from pydantic import BaseModel
+
     found: list[str] = []
     info = _field_info(type(model))
     for name in model.model_fields_set:
@@ -247,17 +275,32 @@ class Validator:
 
     def _parse(self, event: Any) -> BaseModel | None:
         ctx = self._ctx
-        if isinstance(event, BaseEvent):
-            ctx.event_type = type_of(event)
-            return event
         raw = event
-        if isinstance(raw, str | bytes | bytearray):
+        if isinstance(raw, bytes | str | bytearray):
             try:
-                raw = json.loads(raw)
+                try:
+                    raw = orjson.loads(raw)
+                except ValueError:  # what orjson refuses, stdlib json accepts or words
+                    raw = json.loads(raw)
             except ValueError as exc:
                 ctx.emit("SCHEMA-001", f"the event is not valid JSON: {exc}")
                 return None
-        if not isinstance(raw, Mapping):
+        if type(raw) is dict:
+            kind = raw.get("type")
+            fast = CHECKS.get(kind) if type(kind) is str else None
+            light = fast(raw) if fast is not None else None
+            if light is not None:
+                ctx.event_type = kind
+                return light
+        elif not isinstance(raw, bytes | str | bytearray):
+            # Only a caller who imported ag_ui.core can hand us one of its models.
+            base = getattr(sys.modules.get("ag_ui.core"), "BaseEvent", None)
+            if base is not None and isinstance(raw, base):
+                from agui_fsm.events import type_of
+
+                ctx.event_type = type_of(raw)
+                return raw
+        if type(raw) is not dict and not isinstance(raw, Mapping):
             ctx.emit("SCHEMA-002", f"the event is a JSON {_kind(raw)}, not an object")
             return None
         kind = raw.get("type")
@@ -270,7 +313,7 @@ class Validator:
             )
             return None
         ctx.event_type = kind
-        if kind not in _CLASSES:
+        if kind not in EVENT_TYPES:
             hint = _BY_SQUASHED.get(re.sub(r"[_\-\s]", "", kind).lower())
             ctx.emit(
                 "SCHEMA-003",
@@ -282,6 +325,8 @@ class Validator:
                 ),
             )
             return None
+        from pydantic import ValidationError
+
         try:
             ev = _EVENT.validate_python(raw, strict=True)
         except ValidationError as exc:
@@ -296,6 +341,8 @@ class Validator:
         return ev
 
     def _schema_error(self, kind: str, raw: Mapping[str, Any], exc: ValidationError):
+        from pydantic import ValidationError
+
         errors = exc.errors()
         first = errors[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "event"
@@ -329,7 +376,7 @@ class Validator:
             keep = {
                 k: raw[k] for k in ("threadId", "runId", "message") if isinstance(raw.get(k), str)
             }
-            return _CLASSES[kind].model_construct(**keep)
+            return _classes()[kind].model_construct(**keep)
         return None
 
     def _dispatch(self, ev: BaseModel) -> None:
