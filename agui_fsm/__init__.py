@@ -8,7 +8,22 @@
 * :mod:`agui_fsm.replay` — scenario replay for conformance vectors.
 """
 
-from agui_fsm.conformance import Report, Validator, validate
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agui_fsm.conformance import Report, Validator, validate
 
 __version__ = "0.1.0"
 __all__ = ["Report", "Validator", "validate"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use, so that `import agui_fsm.<module>` (every CLI command) does not
+    # load the validator.
+    if name in __all__:
+        import agui_fsm.conformance
+
+        return getattr(agui_fsm.conformance, name)
+    raise AttributeError(f"module 'agui_fsm' has no attribute {name!r}")

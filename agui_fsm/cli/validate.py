@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 import click
-from ag_ui.core import RunAgentInput
-from pydantic import ValidationError
 
 from agui_fsm.conformance.report import format_violation, render, summary_line
 from agui_fsm.conformance.rules import (
@@ -33,6 +31,9 @@ def _fail(message: str) -> None:
 def _load_body(path: Path | None) -> dict | None:
     if path is None:
         return None
+    from ag_ui.core import RunAgentInput
+    from pydantic import ValidationError
+
     try:
         body = json.loads(path.read_text(encoding="utf-8"))
         RunAgentInput.model_validate(body)

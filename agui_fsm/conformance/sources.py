@@ -26,9 +26,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-import httpx
-from httpx_sse._decoders import SSEDecoder, SSELineDecoder
-
 from agui_fsm.conformance.report import Report, Violation
 from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
 from agui_fsm.conformance.validator import Validator
@@ -222,6 +219,8 @@ _SSE_FIELDS = frozenset({"data", "event", "id", "retry"})
 
 def read_sse(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Frame]:
     """``data:`` frames as the AG-UI encoder writes them (``data: {...}`` + blank line)."""
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # imports httpx: only for SSE
+
     text = codecs.getincrementaldecoder("utf-8")(errors="replace")
     lines = SSELineDecoder()
     events = SSEDecoder()
@@ -393,6 +392,8 @@ def read_url(
     max_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> Iterator[Frame]:
     """POST a RunAgentInput and read the SSE response as it streams (httpx + httpx-sse)."""
+    import httpx
+
     request_headers = {
         "Accept": "text/event-stream",
         "Cache-Control": "no-store",

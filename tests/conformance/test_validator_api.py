@@ -69,11 +69,14 @@ def test_strict_parse_only_off_the_fast_path_and_none_for_models(monkeypatch):
     validate([RS, *text(), RF])
     assert calls == []  # well-formed wire events: the fast shape check accepts them
     broken = {"type": "TEXT_MESSAGE_START", "messageId": 5}
-    with_input = {**RS, "input": {"threadId": "t", "runId": "r", "messages": []}}
+    parts = [{"type": "text", "text": "hi"}]  # content parts: left to the models
+    user = {"id": "u1", "role": "user", "content": parts}
+    with_input = {**RS, "input": {"threadId": "t", "runId": "r", "messages": [user]}}
+    assert validate([with_input, *text(), RF]).valid
     validate([with_input, *text(), broken, RF])
-    # RUN_STARTED.input (a structure the fast check leaves to the models), then the broken
-    # event and its recovery (the event parsed again without the broken field).
-    assert len(calls) == 3
+    # The input the fast check leaves to the models (twice), then the broken event and its
+    # recovery (the event parsed again without the broken field).
+    assert len(calls) == 4
     calls.clear()
     validate(
         [RunStartedEvent(thread_id="t", run_id="r"), RunFinishedEvent(thread_id="t", run_id="r")]
