@@ -51,3 +51,20 @@ def test_a_model_passed_in_is_still_taken_as_is():
 
     report = validate([RunStartedEvent(thread_id="t", run_id="r")])
     assert [v.rule for v in report.violations] == ["RUN-007"]
+
+
+def test_the_lazy_group_lists_each_command_with_its_own_help():
+    import importlib
+
+    import click
+    from click.testing import CliRunner
+
+    from agui_fsm.cli import LAZY_COMMANDS, main
+
+    for name, (module, attr, summary) in LAZY_COMMANDS.items():
+        command = getattr(importlib.import_module(module), attr)
+        assert isinstance(command, click.Command)
+        assert command.get_short_help_str(limit=1000) == summary, name
+    out = CliRunner().invoke(main, ["--help"]).output
+    assert all(f"  {name} " in out for name in LAZY_COMMANDS)
+    assert CliRunner().invoke(main, ["rules", "--help"]).exit_code == 0

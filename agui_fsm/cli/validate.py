@@ -13,6 +13,7 @@ from typing import BinaryIO
 
 import click
 
+from agui_fsm.conformance import batch
 from agui_fsm.conformance.report import format_violation, render, summary_line
 from agui_fsm.conformance.rules import (
     CATEGORIES,
@@ -56,7 +57,7 @@ def _headers(values: tuple[str, ...]) -> dict[str, str]:
 
 
 @click.command()
-@click.argument("source", required=False, metavar="[PATH|-]")
+@click.argument("source", required=False, metavar="[PATH|DIR|GLOB|-]")
 @click.option("--url", help="Validate a live AG-UI endpoint: POST a RunAgentInput, read its SSE.")
 @click.option(
     "--body",
@@ -100,6 +101,14 @@ def _headers(values: tuple[str, ...]) -> dict[str, str]:
     show_default=True,
     help="Longest line, SSE line or array element accepted.",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="For a DIR or GLOB of traces: worker processes (0: one per core).",
+)
 def validate(
     source: str | None,
     url: str | None,
@@ -110,17 +119,32 @@ def validate(
     fmt: str,
     fail_fast: bool,
     max_line_bytes: int,
+    jobs: int,
 ) -> None:
     """Check that an AG-UI event stream is valid, and report every violation.
 
     PATH is a JSON Lines file, a JSON array of events or a captured SSE stream; '-' reads
-    stdin. Each violation carries a rule id (see `agui-fsm rules`), the event's position and
-    line, and what to change.
+    stdin. A DIR (its .jsonl, .ndjson, .json and .sse files) or a GLOB validates each file
+    on its own, in --jobs processes, with one report per file and a summary. Each violation
+    carries a rule id (see `agui-fsm rules`), the event's position and line, and what to
+    change.
     """
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     if url is None and (body is not None or headers):
         raise click.UsageError("--body and --header go with --url")
+    if source not in (None, "-") and batch.is_many(source):
+        raise SystemExit(
+            batch.run(
+                source,
+                click.echo,
+                fmt=fmt,
+                jobs=jobs,
+                input_format=input_format,
+                max_bytes=max_line_bytes,
+                fail_fast=fail_fast,
+            )
+        )
     stream: BinaryIO | None = None
     if url is not None:
         name = url
