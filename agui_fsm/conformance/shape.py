@@ -33,22 +33,23 @@ _MISSING = object()
 _FAIL = object()
 
 
-def _plain(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump()
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return copy.deepcopy(value) if isinstance(value, dict) else value
-
-
 def _model_dump(self: Any, by_alias: bool = True, **_ignored: Any) -> dict[str, Any]:
-    """The wire dict of the fields given (an optional field is never null in a light object),
-    fresh containers included: what ``model_dump(by_alias=True)`` gives for JSON Patch."""
-    return {
-        wire: _plain(value)
-        for (wire, required), value in zip(self._wires, self, strict=True)
-        if required or value is not None
-    }
+    """The wire dict it was read from, containers copied: for a JSON Patch operation, what
+    ``model_dump(by_alias=True)`` gives (the fast check let through only declared keys)."""
+    return {k: copy.deepcopy(v) if type(v) in _CONTAINERS else v for k, v in self.wire_.items()}
+
+
+_CONTAINERS = (dict, list)
+# RFC 6901 JSON Pointer, the pattern of every ``path`` and ``from``: "" or "/..." where each
+# "~" escapes "0" or "1". Same answer as re.fullmatch of the pattern, without backtracking.
+JSON_POINTER = "^(/([^/~]|~[01])*)*$"
+_BAD_TILDE = re.compile("~(?![01])").search
+
+
+def json_pointer(value: Any) -> bool:
+    return type(value) is str and (
+        value == "" or (value[0] == "/" and ("~" not in value or _BAD_TILDE(value) is None))
+    )
 
 
 def _never(_value: Any) -> Any:
@@ -57,9 +58,9 @@ def _never(_value: Any) -> Any:
 
 def _light(name: str, rows: list, tag: tuple[str, str] | None) -> type:
     attrs = ([tag[1]] if tag else []) + [r[1] for r in rows]
-    wires = ([(tag[0], True)] if tag else []) + [(r[0], r[2]) for r in rows]
-    base = namedtuple(name, attrs)
-    return type(name, (base,), {"__slots__": (), "_wires": tuple(wires), "model_dump": _model_dump})
+    # The last field, wire_, keeps the wire dict the object was read from.
+    base = namedtuple(name, [*attrs, "wire_"])
+    return type(name, (base,), {"__slots__": (), "model_dump": _model_dump})
 
 
 def _builds(kind: Kind) -> bool:
@@ -103,6 +104,8 @@ class _Gen:
         """An expression true when ``v`` is a valid value of ``kind`` (a kind not built)."""
         tag = kind[0]
         if tag == "str":
+            if len(kind) > 1 and kind[1] == JSON_POINTER:
+                return f"{self.const(json_pointer)}({v})"
             if len(kind) > 1:
                 return f"(type({v}) is str and {self.const(re.compile(kind[1]).fullmatch)}({v}))"
             return f"type({v}) is str"
@@ -226,7 +229,7 @@ class _Gen:
         head = [repr(tag[1])] if tag else []
 
         def result(bound: dict[str, str]) -> str:
-            return f"_tnew({cls}, ({', '.join([*head, *(bound[r[1]] for r in rows)])},))"
+            return f"_tnew({cls}, ({', '.join([*head, *(bound[r[1]] for r in rows), 'd'])},))"
 
         lines = [
             "    if type(d) is not dict:",

@@ -36,11 +36,22 @@ def _own(op: dict[str, Any]) -> dict[str, Any]:
     return dict(op)
 
 
+# op name -> jsonpatch's operation class. Building the operation directly, rather than
+# through apply_patch (a JsonPatch per operation, which parses each operation twice), halves
+# the cost of a STATE_DELTA; anything unusual still goes through apply_patch.
+_OPERATIONS = jsonpatch.JsonPatch.operations
+
+
 def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str]:
     """Apply operation by operation in place: (new doc, failing op index or None, error)."""
     for i, op in enumerate(ops):
         try:
-            doc = jsonpatch.apply_patch(doc, [op], in_place=True)
+            name = op.get("op")
+            operation = _OPERATIONS.get(name) if type(name) is str else None
+            if operation is not None:
+                doc = operation(op).apply(doc)
+            else:
+                doc = jsonpatch.apply_patch(doc, [op], in_place=True)
         except PATCH_ERRORS as exc:
             return doc, i, str(exc) or type(exc).__name__
     return doc, None, ""

@@ -12,6 +12,7 @@ must accept exactly the clean events among those whose structures it covers, and
 
 from __future__ import annotations
 
+import re
 import string
 import typing
 from importlib.metadata import version
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agui_fsm import event_shapes
-from agui_fsm.conformance.shape import CHECKS, EVENTS, build
+from agui_fsm.conformance.shape import CHECKS, EVENTS, JSON_POINTER, build, json_pointer
 from agui_fsm.conformance.shape_source import compile_table
 from agui_fsm.conformance.validator import explicit_nulls
 from agui_fsm.vocabulary import AGUI_EVENT_TYPES
@@ -191,7 +192,8 @@ def covered(kind: str, raw: dict) -> bool:
 def same(light: object, model: object) -> bool:
     """Attribute by attribute, nested light objects and lists included."""
     if hasattr(light, "_fields"):
-        return all(same(getattr(light, a), getattr(model, a)) for a in light._fields)
+        fields = [a for a in light._fields if a != "wire_"]  # the wire dict it was read from
+        return all(same(getattr(light, a), getattr(model, a)) for a in fields)
     if isinstance(light, list):
         return len(light) == len(model) and all(map(same, light, model))
     return light == model  # EventType members are str: 'RUN_STARTED' == EventType.RUN_STARTED
@@ -223,6 +225,11 @@ def test_snake_case_unknown_keys_and_nulls_take_the_strict_path():
     assert check({**good, "extra": 1}) is None
     assert check({**good, "subagentRunId": None}) is None
     assert check({**good, "timestamp": True}) is None
+
+
+@given(st.text("/~01a\n", max_size=8))
+def test_the_json_pointer_check_is_the_models_pattern(text):
+    assert json_pointer(text) == bool(re.fullmatch(JSON_POINTER, text))
 
 
 def test_the_committed_table_is_fresh():
