@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import orjson
+
 from agui_fsm.conformance.context import MISSING, Ctx, Owners, who
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -287,7 +289,10 @@ class ToolCalls:
             call.lc.fire("TOOL_CALL_END")
         if text.strip():
             try:
-                json.loads(text)
+                try:
+                    orjson.loads(text)
+                except ValueError:  # stdlib json accepts a little more (NaN), and words it
+                    json.loads(text)
             except ValueError as exc:
                 self.ctx.emit(
                     "TOOL-006",
