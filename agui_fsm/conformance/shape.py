@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import re
+import threading
 from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
@@ -262,13 +263,17 @@ def build(table: dict[str, list]) -> dict[str, FastCheck]:
 
 
 _GEN = _Gen()
+_GEN_LOCK = threading.Lock()  # validators in several threads share the generator
 
 
 def _on_first_use(kind: str) -> FastCheck:
     # A checker is generated the first time its event type is seen: a short file pays only
     # for the types it has.
     def first(d: dict) -> Any:
-        check = CHECKS[kind] = _GEN.compile(kind, EVENTS[kind])
+        with _GEN_LOCK:
+            check = CHECKS[kind]
+            if check is first:
+                check = CHECKS[kind] = _GEN.compile(kind, EVENTS[kind])
         return check(d)
 
     return first
