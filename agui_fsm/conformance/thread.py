@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import jsonpatch
+import jsonpointer
 
 from agui_fsm.conformance.context import Ctx
 from agui_fsm.conformance.streams import ToolCalls
@@ -42,6 +43,23 @@ def _own(op: dict[str, Any]) -> dict[str, Any]:
 _OPERATIONS = jsonpatch.JsonPatch.operations
 
 
+class _Pointer(jsonpointer.JsonPointer):
+    """A JSON Pointer that remembers how its text parsed: a stream patches the same few paths
+    over and over. The memory is bounded, so it stays flat in the stream length."""
+
+    _parsed: ClassVar[dict[str, list[str]]] = {}
+
+    def __init__(self, pointer: str) -> None:
+        parts = self._parsed.get(pointer)
+        if parts is None:
+            super().__init__(pointer)  # raises on a malformed pointer, which is not kept
+            if len(self._parsed) >= 4096:
+                self._parsed.clear()
+            self._parsed[pointer] = list(self.parts)
+        else:
+            self.parts = list(parts)  # jsonpatch may assign to parts[-1]
+
+
 def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str]:
     """Apply operation by operation in place: (new doc, failing op index or None, error)."""
     for i, op in enumerate(ops):
@@ -49,7 +67,7 @@ def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str
             name = op.get("op")
             operation = _OPERATIONS.get(name) if type(name) is str else None
             if operation is not None:
-                doc = operation(op).apply(doc)
+                doc = operation(op, pointer_cls=_Pointer).apply(doc)
             else:
                 doc = jsonpatch.apply_patch(doc, [op], in_place=True)
         except PATCH_ERRORS as exc:
