@@ -9,16 +9,27 @@
 * :mod:`agui_fsm.http` — :class:`HttpAgent`, an AG-UI endpoint as the runtime's agent.
 """
 
-from agui_fsm.conformance import Report, Validator, validate
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agui_fsm.conformance import Report, Validator, validate
+    from agui_fsm.http import HttpAgent
 
 __version__ = "0.1.0"
 __all__ = ["HttpAgent", "Report", "Validator", "validate"]
 
 
-def __getattr__(name: str) -> object:
-    # HttpAgent loads httpx: only on first use.
+def __getattr__(name: str) -> Any:
+    # Imported on first use, so that `import agui_fsm.<module>` (every CLI command) does not
+    # load the validator, nor httpx.
     if name == "HttpAgent":
         from agui_fsm.http import HttpAgent
 
         return HttpAgent
+    if name in __all__:
+        import agui_fsm.conformance
+
+        return getattr(agui_fsm.conformance, name)
     raise AttributeError(f"module 'agui_fsm' has no attribute {name!r}")

@@ -1,5 +1,10 @@
 """The ``agui-fsm`` command: one subcommand per module in this package.
 
+Subcommands are imported when they run, not when the group is built: ``agui-fsm validate``
+should not pay for the runtime, the explorer or Graphviz, nor ``agui-fsm --help`` for any of
+them. ``--help`` lists each one with the one-line help kept here (a test holds it equal to
+the command's own).
+
 Exit statuses shared by every subcommand: 0 success, 1 the input is invalid (``validate``),
 2 a usage or I/O error, and :data:`INTERNAL_ERROR` (70, ``EX_SOFTWARE``) when agui-fsm
 itself failed: a bug, reported in one line (``--debug`` prints the traceback), so a CI job
@@ -8,23 +13,90 @@ never mistakes a crash for a failing backend.
 
 from __future__ import annotations
 
+import importlib
 import os
 import traceback
 
 import click
 
-from agui_fsm.cli.artifacts import diagram, docs, spec
-from agui_fsm.cli.chat import chat
-from agui_fsm.cli.check import check
-from agui_fsm.cli.replay import replay
-from agui_fsm.cli.validate import rules, validate
 from agui_fsm.jsonwire import escape_surrogates
+
+# name -> (module, attribute, the command's one-line help)
+LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "validate": (
+        "agui_fsm.cli.validate",
+        "validate",
+        "Check that an AG-UI event stream is valid, and report every violation.",
+    ),
+    "rules": (
+        "agui_fsm.cli.validate",
+        "rules",
+        "List the conformance rules: id, severity, title, and how they compare with peers.",
+    ),
+    "replay": (
+        "agui_fsm.cli.replay",
+        "replay",
+        "Replay SCENARIO (scenario format v1) and print the normalized thread as JSON.",
+    ),
+    "check": (
+        "agui_fsm.cli.check",
+        "check",
+        "Explore every sequence up to --depth and check every invariant at every step.",
+    ),
+    "diagram": (
+        "agui_fsm.cli.artifacts",
+        "diagram",
+        "Draw every declared machine (states, triggers, guards; terminal states doubled).",
+    ),
+    "chat": (
+        "agui_fsm.cli.chat",
+        "chat",
+        "Talk to an AG-UI endpoint through ThreadRuntime and HttpAgent, in the terminal.",
+    ),
+    "docs": (
+        "agui_fsm.cli.artifacts",
+        "docs",
+        "Write docs/machines.md: per machine its states, transitions, guards and effects.",
+    ),
+    "spec": ("agui_fsm.cli.artifacts", "spec", "Machine-readable specs of the declared machines."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose :data:`LAZY_COMMANDS` are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            module, attr, _ = LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(map(len, names))
+        rows = []
+        for name in names:
+            loaded = self.commands.get(name)
+            if loaded is not None:
+                rows.append((name, loaded.get_short_help_str(limit)))
+            else:
+                rows.append(
+                    (name, click.utils.make_default_short_help(LAZY_COMMANDS[name][2], limit))
+                )
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 INTERNAL_ERROR = 70
 """Exit status of an unexpected exception (sysexits.h ``EX_SOFTWARE``)."""
 
 
-class _Guarded(click.Group):
+class _Guarded(LazyGroup):
     """Turns an escaped exception into one line on stderr and :data:`INTERNAL_ERROR`."""
 
     def invoke(self, ctx: click.Context):
@@ -62,7 +134,3 @@ def main(debug: bool) -> None:
     Exit status: 0 success, 1 invalid input (validate), 2 usage or I/O error,
     70 internal error (a bug in agui-fsm).
     """
-
-
-for command in (validate, rules, replay, check, chat, diagram, docs, spec):
-    main.add_command(command)

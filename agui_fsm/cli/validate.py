@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import BinaryIO, NoReturn
 
 import click
-from ag_ui.core import RunAgentInput
-from pydantic import ValidationError
 
 from agui_fsm.cli.config import Settings, find_pyproject, load
 from agui_fsm.cli.progress import Progress, for_terminal
+from agui_fsm.conformance import batch
 from agui_fsm.conformance.context import severities
 from agui_fsm.conformance.report import (
     FAIL_ON,
@@ -52,6 +51,9 @@ def _fail(message: str) -> NoReturn:
 def _load_body(path: Path | None) -> dict | None:
     if path is None:
         return None
+    from ag_ui.core import RunAgentInput
+    from pydantic import ValidationError
+
     try:
         body = json.loads(path.read_text(encoding="utf-8"))
         RunAgentInput.model_validate(body)
@@ -140,7 +142,7 @@ def _settings(config: Path | None) -> Settings:
 
 
 @click.command()
-@click.argument("source", required=False, metavar="[PATH|-]")
+@click.argument("source", required=False, metavar="[PATH|DIR|GLOB|-]")
 @click.option("--url", help="Validate a live AG-UI endpoint: POST a RunAgentInput, read its SSE.")
 @click.option(
     "--body",
@@ -214,6 +216,14 @@ def _settings(config: Path | None) -> Settings:
     show_default=True,
     help="Longest line, SSE line or array element accepted.",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="For a DIR or GLOB of traces: worker processes (0: one per core).",
+)
 def validate(
     source: str | None,
     url: str | None,
@@ -229,12 +239,15 @@ def validate(
     group: bool | None,
     fail_fast: bool,
     max_line_bytes: int,
+    jobs: int,
 ) -> None:
     """Check that an AG-UI event stream is valid, and report every violation.
 
     PATH is a JSON Lines file, a JSON array of events or a captured SSE stream; '-' reads
-    stdin. Each violation carries a rule id (see `agui-fsm rules`), the event's index and
-    line, and what to change. Settings also come from [tool.agui-fsm] in pyproject.toml.
+    stdin. A DIR (its .jsonl, .ndjson, .json and .sse files) or a GLOB validates each file
+    on its own, in --jobs processes, with one report per file and a summary. Each violation
+    carries a rule id (see `agui-fsm rules`), the event's index and line, and what to
+    change. Settings also come from [tool.agui-fsm] in pyproject.toml.
     """
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
@@ -245,6 +258,25 @@ def validate(
     levels = {**settings.rules, **_rule_levels(rule_levels)}
     fail_on = fail_on or settings.fail_on or "error"
     group = bool(settings.group) if group is None else group
+    if source not in (None, "-") and batch.is_many(source):
+        if fmt == "sarif" or files:
+            raise click.UsageError(
+                "a directory or glob prints one text, json or junit document: --format sarif "
+                "and --output take a single input"
+            )
+        raise SystemExit(
+            batch.run(
+                source,
+                click.echo,
+                fmt=fmt,
+                jobs=jobs,
+                input_format=input_format,
+                max_bytes=max_line_bytes,
+                fail_fast=fail_fast,
+                levels=levels,
+                fail_on=fail_on,
+            )
+        )
     stream: BinaryIO | None = None
     if url is not None:
         name = url

@@ -6,8 +6,31 @@
 * :mod:`agui_fsm.conformance.sources` — JSON Lines, JSON arrays, SSE captures, live URLs.
 """
 
-from agui_fsm.conformance.report import Report, Violation
-from agui_fsm.conformance.rules import RULES, Rule
-from agui_fsm.conformance.validator import Validator, validate
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agui_fsm.conformance.report import Report, Violation
+    from agui_fsm.conformance.rules import RULES, Rule
+    from agui_fsm.conformance.validator import Validator, validate
+
+# Loaded on first use, so that importing one submodule (the shape table's generator, the
+# batch runner) does not build the validator.
+_EXPORTS = {
+    "RULES": "rules",
+    "Report": "report",
+    "Rule": "rules",
+    "Validator": "validator",
+    "Violation": "report",
+    "validate": "validator",
+}
 __all__ = ["RULES", "Report", "Rule", "Validator", "Violation", "validate"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agui_fsm.conformance' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"agui_fsm.conformance.{module}"), name)

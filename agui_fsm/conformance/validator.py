@@ -3,9 +3,11 @@
 :class:`Validator` runs the declared machines over a stream, one event at a time: the run
 table for the stream's runs, and the lifecycles of :mod:`~agui_fsm.conformance.streams` and
 :mod:`~agui_fsm.conformance.thread` for what the runs carry. Each event is parsed once (the
-ag-ui-protocol 1.0.0 models, strict) unless it arrives as an ``ag_ui.core`` model already;
-everything after the parse is dictionary lookups, so :meth:`Validator.feed` costs O(1) per
-event apart from the event's own payload (patches, snapshots, arguments).
+ag-ui-protocol 1.0.0 models, strict) unless it arrives as an ``ag_ui.core`` model already,
+or unless :mod:`~agui_fsm.conformance.shape`'s fast check, compiled from the same models,
+finds it well-formed (most events are); everything after the parse is dictionary lookups,
+so :meth:`Validator.feed` costs O(1) per event apart from the event's own payload (patches,
+snapshots, arguments).
 
 After a violation the validator recovers and goes on: a broken event is skipped or taken
 for what it evidently meant, so one fault does not hide the next.
@@ -14,30 +16,52 @@ for what it evidently meant, so one fault does not hide the next.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping
-from typing import Any, get_args
-
-from ag_ui.core import BaseEvent, Event
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from functools import cache
+from typing import TYPE_CHECKING, Any, get_args
 
 from agui_fsm import jsonwire
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.context import Ctx, Owners, some
 from agui_fsm.conformance.report import FAIL_ON, Report, Violation
 from agui_fsm.conformance.rules import Level
+from agui_fsm.conformance.shape import CHECKS, EVENT_TYPES
 from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents, history
 from agui_fsm.conformance.wire import foreign_patch_ops, snake_case_fields, timestamp_unit
 from agui_fsm.errors import UsageError
-from agui_fsm.events import type_of
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
-_EVENT = TypeAdapter(Event)
-_CLASSES: dict[str, type[BaseModel]] = {
-    cls.model_fields["type"].default.value: cls for cls in get_args(get_args(Event)[0])
-}
-_BY_SQUASHED = {re.sub(r"[_\-\s]", "", name).lower(): name for name in _CLASSES}
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
+    from pydantic import BaseModel, ValidationError
+
+
+# The generated ag-ui-protocol models take ~0.2 s to import: only an event the fast check
+# does not accept (or an ag_ui.core model passed in) loads them.
+@cache
+def _classes() -> dict[str, type[BaseModel]]:
+    from ag_ui.core import Event
+
+    return {cls.model_fields["type"].default.value: cls for cls in get_args(get_args(Event)[0])}
+
+
+class _StrictEvent:
+    """``TypeAdapter(Event)``, built on first use."""
+
+    def validate_python(self, raw: Any, **kwargs: Any) -> BaseModel:
+        from ag_ui.core import Event
+        from pydantic import TypeAdapter
+
+        adapter = TypeAdapter(Event)
+        self.validate_python = adapter.validate_python  # type: ignore[method-assign]
+        return adapter.validate_python(raw, **kwargs)
+
+
+_EVENT = _StrictEvent()
+_BY_SQUASHED = {re.sub(r"[_\-\s]", "", name).lower(): name for name in EVENT_TYPES}
 _RUN_EVENTS = ("RUN_STARTED", "RUN_FINISHED", "RUN_ERROR")
 # A transport fault once the run has settled loses nothing of it: reported as a warning.
 _AFTER_RUN = {"INPUT-005": "INPUT-006"}
@@ -89,6 +113,8 @@ def _field_info(cls: type[BaseModel]) -> dict[str, tuple[str, bool]]:
 
 def explicit_nulls(model: BaseModel, prefix: str = "") -> list[str]:
     """Wire paths of optional fields that were given as null (AG-UI says: omit them)."""
+    from pydantic import BaseModel
+
     found: list[str] = []
     info = _field_info(type(model))
     for name in model.model_fields_set:
@@ -109,8 +135,18 @@ def explicit_nulls(model: BaseModel, prefix: str = "") -> list[str]:
     return found
 
 
+def _base_event() -> type | None:
+    # Only a caller who imported ag_ui.core can hand us one of its models.
+    return getattr(sys.modules.get("ag_ui.core"), "BaseEvent", None)
+
+
 def _type_name(event: Any) -> str | None:
-    kind = type_of(event) if isinstance(event, BaseEvent) else None
+    base = _base_event()
+    kind = None
+    if base is not None and isinstance(event, base):
+        from agui_fsm.events import type_of
+
+        kind = type_of(event)
     if kind is None and isinstance(event, Mapping) and isinstance(event.get("type"), str):
         kind = event["type"]
     return kind
@@ -287,7 +323,7 @@ class Validator:
     def _parse(self, event: Any) -> BaseModel | None:
         ctx = self._ctx
         raw = event
-        if isinstance(raw, str | bytes | bytearray):
+        if isinstance(raw, bytes | str | bytearray):
             try:
                 raw = jsonwire.loads(raw)
             except jsonwire.JsonProblem as exc:
@@ -299,11 +335,23 @@ class Validator:
                 ctx.event_type = _type_name(raw)
                 ctx.emit(too_deep.rule, too_deep.message)
                 return None
-            if isinstance(raw, BaseEvent):
+        if type(raw) is dict:
+            kind = raw.get("type")
+            fast = CHECKS.get(kind) if type(kind) is str else None
+            light = fast(raw) if fast is not None else None
+            if light is not None:
+                ctx.event_type = kind
+                self._timestamp(light.timestamp)
+                return light
+        else:
+            base = _base_event()
+            if base is not None and isinstance(raw, base):
+                from agui_fsm.events import type_of
+
                 ctx.event_type = type_of(raw)
                 self._timestamp(raw.timestamp)
                 return raw
-        if not isinstance(raw, Mapping):
+        if type(raw) is not dict and not isinstance(raw, Mapping):
             ctx.emit("SCHEMA-002", f"the event is a JSON {_kind(raw)}, not an object")
             return None
         kind = raw.get("type")
@@ -316,7 +364,7 @@ class Validator:
             )
             return None
         ctx.event_type = kind
-        if kind not in _CLASSES:
+        if kind not in EVENT_TYPES:
             hint = _BY_SQUASHED.get(re.sub(r"[_\-\s]", "", kind).lower())
             ctx.emit(
                 "SCHEMA-003",
@@ -330,6 +378,8 @@ class Validator:
             return None
         self._wire_names(kind, raw)
         raw = self._patch_ops(kind, raw)
+        from pydantic import ValidationError
+
         try:
             ev = _EVENT.validate_python(raw, strict=True)
         except ValidationError as exc:
@@ -345,7 +395,7 @@ class Validator:
         return ev
 
     def _wire_names(self, kind: str, raw: Mapping[str, Any]) -> None:
-        found = snake_case_fields(_CLASSES[kind], raw)
+        found = snake_case_fields(_classes()[kind], raw)
         if not found:
             return
         for rule, required in (("SCHEMA-006", True), ("SCHEMA-007", False)):
@@ -387,6 +437,8 @@ class Validator:
             )
 
     def _schema_error(self, kind: str, raw: Mapping[str, Any], exc: ValidationError):
+        from pydantic import ValidationError
+
         errors = exc.errors()
         first = errors[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "event"
@@ -420,7 +472,7 @@ class Validator:
             keep = {
                 k: raw[k] for k in ("threadId", "runId", "message") if isinstance(raw.get(k), str)
             }
-            return _CLASSES[kind].model_construct(**keep)
+            return _classes()[kind].model_construct(**keep)
         return None
 
     def _dispatch(self, ev: BaseModel) -> None:

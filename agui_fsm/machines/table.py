@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from transitions import Machine
+from typing import TYPE_CHECKING, Any
 
 from agui_fsm.errors import InvalidTransition
 from agui_fsm.trace import ACTIVE_TRACES, TakenTransition
+
+if TYPE_CHECKING:
+    from transitions import Machine
 
 Guards = Mapping[str, bool] | Callable[[str], bool]
 _NO_GUARDS: Mapping[str, bool] = {}
@@ -129,6 +130,8 @@ class MachineTable:
         Guards are looked up on ``model`` by name, as ``transitions`` does;
         effects are not bound: they belong to the driver, not the declaration.
         """
+        from transitions import Machine  # only diagrams and the agreement test need it
+
         return Machine(
             model=model if model is not None else Machine.self_literal,
             states=list(self.states),

@@ -56,7 +56,7 @@ def test_models_json_text_and_dicts_are_accepted():
     assert validate([json.dumps(e).encode() for e in [RS, *text(), RF]]).valid
 
 
-def test_one_parse_per_wire_event_and_none_for_models(monkeypatch):
+def test_strict_parse_only_off_the_fast_path_and_none_for_models(monkeypatch):
     calls = []
     real = validator_module._EVENT.validate_python
 
@@ -66,9 +66,17 @@ def test_one_parse_per_wire_event_and_none_for_models(monkeypatch):
             return real(*args, **kwargs)
 
     monkeypatch.setattr(validator_module, "_EVENT", Counting())
-    events = [RS, *text(), RF]
-    validate(events)
-    assert len(calls) == len(events)
+    validate([RS, *text(), RF])
+    assert calls == []  # well-formed wire events: the fast shape check accepts them
+    broken = {"type": "TEXT_MESSAGE_START", "messageId": 5}
+    parts = [{"type": "text", "text": "hi"}]  # content parts: left to the models
+    user = {"id": "u1", "role": "user", "content": parts}
+    with_input = {**RS, "input": {"threadId": "t", "runId": "r", "messages": [user]}}
+    assert validate([with_input, *text(), RF]).valid
+    validate([with_input, *text(), broken, RF])
+    # The input the fast check leaves to the models (twice), then the broken event and its
+    # recovery (the event parsed again without the broken field).
+    assert len(calls) == 4
     calls.clear()
     validate(
         [RunStartedEvent(thread_id="t", run_id="r"), RunFinishedEvent(thread_id="t", run_id="r")]

@@ -1,0 +1,81 @@
+"""`agui-fsm validate DIR_OR_GLOB --jobs N`: one report per file, a summary, same in parallel."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from agui_fsm.cli import main
+from agui_fsm.conformance.batch import expand, is_many, validate_path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
+
+
+def corpus(tmp_path: Path) -> Path:
+    for path in EXAMPLES:
+        shutil.copy(path, tmp_path / path.name)
+    nested = tmp_path / "more"
+    nested.mkdir()
+    shutil.copy(EXAMPLES[0], nested / "copy.jsonl")
+    (tmp_path / "notes.md").write_text("not a trace\n")
+    return tmp_path
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["validate", *args])
+    return result.exit_code, result.output
+
+
+def test_a_directory_gives_one_report_per_file_and_a_summary(tmp_path):
+    root = corpus(tmp_path)
+    code, out = invoke(str(root), "--jobs", "2")
+    files = expand(str(root))
+    assert files == sorted([*(root / p.name for p in EXAMPLES), root / "more" / "copy.jsonl"])
+    summaries = [
+        line for line in out.splitlines() if ": valid AG-UI" in line or ": invalid" in line
+    ]
+    assert len(summaries) == len(EXAMPLES) + 1
+    invalid = sum(1 for p in EXAMPLES if p.name.startswith("invalid"))
+    assert out.splitlines()[-1].startswith(
+        f"{len(EXAMPLES) + 1} files: {len(EXAMPLES) + 1 - invalid} valid, {invalid} invalid, "
+        "0 unreadable"
+    )
+    assert code == 1
+
+
+def test_parallel_and_serial_reports_are_the_same(tmp_path):
+    root = corpus(tmp_path)
+    serial = json.loads(invoke(str(root), "--format", "json")[1])
+    parallel = json.loads(invoke(str(root), "--format", "json", "-j", "2")[1])
+    assert serial == parallel
+    assert serial["summary"]["files"] == len(EXAMPLES) + 1
+    one = json.loads(invoke(str(EXAMPLES[0]), "--format", "json")[1])
+    first = next(f for f in serial["files"] if f["name"].endswith(EXAMPLES[0].name))
+    assert {k: v for k, v in first.items() if k != "name"} == one
+
+
+def test_a_glob_and_the_exit_status(tmp_path):
+    root = corpus(tmp_path)
+    valid = [p.name for p in EXAMPLES if p.name[0] in "ls"]  # langgraph-, shared-state-
+    assert valid and is_many(str(root / "*.jsonl")) and not is_many(str(root / valid[0]))
+    code, out = invoke(str(root / "[ls]*.jsonl"), "-j", "0")
+    assert code == 0, out
+    assert out.splitlines()[-1].startswith(f"{len(valid)} files: {len(valid)} valid, 0 invalid")
+    code, out = invoke(str(root / "nothing*.jsonl"))
+    assert code == 2 and "no trace file" in out
+
+
+def test_an_unreadable_file_is_reported_not_raised(tmp_path):
+    result = validate_path((str(tmp_path / "gone.jsonl"), "auto", 1024, False))
+    assert result.report is None and "cannot read" in result.error
+
+
+def test_junit_wraps_one_suite_per_file(tmp_path):
+    root = corpus(tmp_path)
+    code, out = invoke(str(root), "--format", "junit", "-j", "2")
+    assert out.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>')
+    assert out.count("<testsuite ") == len(EXAMPLES) + 1 and code == 1
