@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
-
-from pydantic import BaseModel
 
 MAX_DEPTH = 100
 """Most containers a value of an event may sit in (the event object counts as one)."""
@@ -52,6 +51,12 @@ _STRINGS_AND_NUMBERS = (str, int, float)
 _SEQUENCES = (list, tuple)
 
 
+def _is_model(value: Any) -> bool:
+    # A pydantic model can only be here if pydantic is loaded: no import for the check.
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(value, pydantic.BaseModel)
+
+
 def _children(value: Any):
     """An iterator over (key, child) when ``value`` is a non-empty container, else None (an
     empty object or array is a value like a scalar, as orjson counts levels)."""
@@ -64,7 +69,7 @@ def _children(value: Any):
         return enumerate(value) if value else None
     if isinstance(value, _STRINGS_AND_NUMBERS):  # enums, str and int subclasses
         return None
-    if isinstance(value, BaseModel):
+    if _is_model(value):
         fields = vars(value)
         return iter(fields.items()) if fields else None
     if isinstance(value, Mapping):

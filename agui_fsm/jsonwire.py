@@ -16,7 +16,6 @@ import re
 from typing import Any
 
 import orjson
-from pydantic_core import PydanticSerializationError
 
 from agui_fsm.jsondepth import (
     DEPTH_RULE,
@@ -201,6 +200,8 @@ def model_dump(model: Any, **kwargs: Any) -> Any:
     """``model.model_dump(mode="json", **kwargs)``; pydantic's JSON mode cannot encode a
     lone surrogate (``"\\ud800"`` is valid JSON text), so such a model is dumped in Python
     mode instead, which for the AG-UI models gives the same plain values."""
+    from pydantic_core import PydanticSerializationError
+
     try:
         return model.model_dump(mode="json", **kwargs)
     except PydanticSerializationError:

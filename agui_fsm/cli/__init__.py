@@ -36,7 +36,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": (
         "agui_fsm.cli.replay",
         "replay",
-        "Replay SCENARIO (scenario format v1) and print the normalized thread as JSON.",
+        "Replay SCENARIO (scenario format v1.1) and print the normalized thread as JSON.",
     ),
     "check": (
         "agui_fsm.cli.check",
@@ -46,17 +46,17 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "diagram": (
         "agui_fsm.cli.artifacts",
         "diagram",
-        "Draw every declared machine (states, triggers, guards; terminal states doubled).",
+        "Draw every declared machine, and an overview of how they drive each other.",
     ),
     "chat": (
         "agui_fsm.cli.chat",
         "chat",
-        "Talk to an AG-UI endpoint through ThreadRuntime and HttpAgent, in the terminal.",
+        "Chat with the AG-UI agent at URL through the reference runtime.",
     ),
     "docs": (
         "agui_fsm.cli.artifacts",
         "docs",
-        "Write docs/machines.md: per machine its states, transitions, guards and effects.",
+        "Write docs/machines.md: each machine's tables and diagram, and how they link.",
     ),
     "spec": ("agui_fsm.cli.artifacts", "spec", "Machine-readable specs of the declared machines."),
 }

@@ -66,8 +66,10 @@ def diagram(formats: tuple[str, ...], out: Path, detail: str) -> None:
     help="File to write; '-' for stdout.",
 )
 def docs(out: Path) -> None:
-    """Write docs/machines.md: per machine its states, transitions, guards, effects and
-    diagram, and the links between the machines (the diagrams come from `agui-fsm diagram`)."""
+    """Write docs/machines.md: each machine's tables and diagram, and how they link.
+
+    Per machine its states, transitions, guards, effects and diagram, and the links between
+    the machines (the diagrams come from `agui-fsm diagram`)."""
     text = machines_markdown()
     if str(out) == "-":
         click.echo(text, nl=False)

@@ -38,7 +38,7 @@ from agui_fsm.trace import tracing
     "@assistant-ui/react-ag-ui 0.0.57 exactly (compare specs/conformance/reference/).",
 )
 def replay(scenario: Path, trace: bool, lenient: bool, profile: str) -> None:
-    """Replay SCENARIO (scenario format v1) and print the normalized thread as JSON."""
+    """Replay SCENARIO (scenario format v1.1) and print the normalized thread as JSON."""
     import asyncio
 
     try:

@@ -16,9 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 
 RFC6902_OPS = frozenset({"add", "remove", "replace", "move", "copy", "test"})
 PATCH_FIELDS = {"STATE_DELTA": "delta", "ACTIVITY_DELTA": "patch"}
@@ -39,6 +41,8 @@ class SnakeField:
 
 
 def _models(tp: Any) -> tuple[type[BaseModel], ...]:
+    from pydantic import BaseModel  # only the slow path (an event the fast check declined)
+
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return (tp,)
     found: dict[type[BaseModel], None] = {}

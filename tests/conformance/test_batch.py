@@ -70,7 +70,7 @@ def test_a_glob_and_the_exit_status(tmp_path):
 
 
 def test_an_unreadable_file_is_reported_not_raised(tmp_path):
-    result = validate_path((str(tmp_path / "gone.jsonl"), "auto", 1024, False))
+    result = validate_path((str(tmp_path / "gone.jsonl"), "auto", 1024, False, {}, "error"))
     assert result.report is None and "cannot read" in result.error
 
 
@@ -79,3 +79,32 @@ def test_junit_wraps_one_suite_per_file(tmp_path):
     code, out = invoke(str(root), "--format", "junit", "-j", "2")
     assert out.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>')
     assert out.count("<testsuite ") == len(EXAMPLES) + 1 and code == 1
+
+
+SECONDS_TIMESTAMP = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant", "timestamp": 1700000000},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+]
+
+
+def test_rule_levels_and_fail_on_apply_to_every_file(tmp_path):
+    """A warning (SCHEMA-008) in each file: --fail-on warning fails the directory, and
+    --rule SCHEMA-008=error fails it too; by default it passes."""
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_text("".join(json.dumps(e) + "\n" for e in SECONDS_TIMESTAMP))
+    code, out = invoke(str(tmp_path))
+    assert code == 0, out
+    code, out = invoke(str(tmp_path), "--fail-on", "warning", "-j", "2")
+    assert code == 1 and out.splitlines()[-1].startswith("2 files: 0 valid, 2 invalid"), out
+    code, out = invoke(str(tmp_path), "--rule", "SCHEMA-008=error")
+    assert code == 1 and "SCHEMA-008" in out, out
+    code, out = invoke(str(tmp_path), "--rule", "SCHEMA-008=off", "--fail-on", "warning")
+    assert code == 0 and "SCHEMA-008" not in out, out
+
+
+def test_a_directory_refuses_sarif(tmp_path):
+    root = corpus(tmp_path)
+    code, out = invoke(str(root), "--format", "sarif")
+    assert code == 2 and "single input" in out

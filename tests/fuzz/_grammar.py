@@ -18,7 +18,9 @@ import json
 import random
 from typing import Any
 
-from agui_fsm.conformance.validator import _CLASSES
+from agui_fsm.conformance.validator import _classes
+
+_CLASSES = _classes()
 
 TYPES = sorted(_CLASSES)
 FIELDS = {
