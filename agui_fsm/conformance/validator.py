@@ -29,7 +29,12 @@ from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.shape import CHECKS, EVENT_TYPES
 from agui_fsm.conformance.streams import ChunkLanes, Reasoning, Steps, TextMessages, ToolCalls
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents, history
-from agui_fsm.conformance.wire import foreign_patch_ops, snake_case_fields, timestamp_unit
+from agui_fsm.conformance.wire import (
+    PATCH_FIELDS,
+    foreign_patch_ops,
+    snake_case_fields,
+    timestamp_unit,
+)
 from agui_fsm.errors import UsageError
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -415,7 +420,7 @@ class Validator:
         foreign = foreign_patch_ops(kind, raw)
         if not foreign:
             return raw
-        key = "delta" if kind == "STATE_DELTA" else "patch"
+        key = PATCH_FIELDS[kind]
         ops = raw[key]
         for i in foreign:
             self._ctx.emit(

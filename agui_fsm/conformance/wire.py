@@ -146,7 +146,8 @@ def timestamp_unit(value: Any) -> str | None:
 def foreign_patch_ops(kind: str, raw: Mapping[str, Any]) -> list[int]:
     """Indexes of the patch operations of a STATE_DELTA / ACTIVITY_DELTA that carry a string
     path but an ``op`` RFC 6902 does not define (or none)."""
-    ops = raw.get(PATCH_FIELDS.get(kind, ""))
+    field = PATCH_FIELDS.get(kind)
+    ops = raw.get(field) if field is not None else None
     if not isinstance(ops, list):
         return []
     return [

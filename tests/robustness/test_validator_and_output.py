@@ -157,3 +157,17 @@ def test_streamed_arguments_beyond_the_cap_are_not_kept(monkeypatch):
         v.feed(ev)
     assert v._tools.calls["c"].args is None  # dropped, not growing
     assert v.feed(end) == []  # too long to check: no TOOL-006 guessed
+
+
+def test_a_list_of_patch_like_objects_under_an_unrelated_key_is_no_patch():
+    """Found by the long fuzz run after the merges: a STEP_FINISHED carrying a list of
+    patch-shaped objects under the empty key crashed the patch-op check (KeyError)."""
+    from agui_fsm.conformance import Validator
+
+    v = Validator()
+    v.feed({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+    v.feed({"type": "STEP_STARTED", "stepName": "s"})
+    found = v.feed({"type": "STEP_FINISHED", "stepName": "s", "": [{"path": "/a", "op": "x"}]})
+    assert "STATE-002" not in {f.rule for f in found}
+    v.feed({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"})
+    assert v.finish() == [] and v.report().valid
