@@ -8,9 +8,7 @@ from collections import deque
 from typing import Any
 
 from agui_fsm.explore.letters import RUN_STARTED, copy_json
-from agui_fsm.invariants import (
-    RunRecord,
-)
+from agui_fsm.invariants import RunRecord
 
 END_OF_STREAM = object()
 RAISE_IN_STREAM = object()

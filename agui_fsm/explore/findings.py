@@ -10,11 +10,7 @@ from typing import Any
 from agui_fsm.explore.harness import run_letters
 from agui_fsm.explore.scenario import counterexample_scenario
 from agui_fsm.explore.triggers import alphabet
-from agui_fsm.invariants import (
-    Invariant,
-    Observation,
-    Step,
-)
+from agui_fsm.invariants import Invariant, Observation, Step
 
 #: The Harness options of the reference profile as ``agui-fsm check --profile reference``
 #: explores it (the known findings' counterexamples are taken with them).

@@ -14,8 +14,6 @@ INTERRUPT_ID = "int1"
 REASONING_ID = "rz1"
 THREAD = {"threadId": "t1", "runId": "r1"}
 
-# -- letters -------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True, eq=False)
 class Letter:
@@ -300,10 +298,12 @@ FRONT_END_ALPHABET: tuple[str, ...] = (
 
 
 def front_end_tool(args: Any) -> Any:
+    """The client tool ``fe`` the harness registers."""
     return {"ran": args}
 
 
 def copy_json(value: Any) -> Any:
+    """A deep copy of plain JSON data (tuples become lists)."""
     if isinstance(value, dict):
         return {k: copy_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -10,9 +10,7 @@ from typing import Any
 
 from agui_fsm.explore.agent import ScriptedStream
 from agui_fsm.explore.letters import copy_json
-from agui_fsm.invariants import (
-    Observation,
-)
+from agui_fsm.invariants import Observation
 from agui_fsm.runtime.messages import is_optimistic_id
 
 _REPEATED_TEXT = re.compile(r'("text": )"x+"')

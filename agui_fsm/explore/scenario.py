@@ -7,9 +7,7 @@ from typing import Any
 
 from agui_fsm.explore.harness import Harness
 from agui_fsm.explore.letters import RUN_STARTED, copy_json
-from agui_fsm.invariants import (
-    Problem,
-)
+from agui_fsm.invariants import Problem
 
 _SCENARIO_OPS = {
     "append": lambda p: {"op": "append", "text": p["text"]},

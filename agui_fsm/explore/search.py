@@ -14,12 +14,7 @@ from agui_fsm.explore.harness import Harness, HarnessError, validator_factory
 from agui_fsm.explore.letters import Letter
 from agui_fsm.explore.scenario import counterexample_scenario
 from agui_fsm.explore.triggers import alphabet
-from agui_fsm.invariants import (
-    ALL_INVARIANTS,
-    Invariant,
-    Problem,
-    check_step,
-)
+from agui_fsm.invariants import ALL_INVARIANTS, Invariant, Problem, check_step
 
 #: The queue policy ``agui-fsm check`` explores per profile: the spec runtime's default;
 #: serial runs for the reference (its default, overlapping runs, breaks invariant 1 at

@@ -8,12 +8,7 @@ from typing import Any
 from agui_fsm.explore.harness import Harness
 from agui_fsm.explore.letters import EXTRA_TRIGGERS, HISTORY, Letter
 from agui_fsm.explore.triggers import letters_for_trigger, table_triggers
-from agui_fsm.invariants import (
-    ALL_INVARIANTS,
-    Invariant,
-    InvariantViolation,
-    Problem,
-)
+from agui_fsm.invariants import ALL_INVARIANTS, Invariant, InvariantViolation, Problem
 
 
 def thread_state_machine(
