@@ -275,7 +275,8 @@ def test_a_new_trigger_without_a_builder_fails(monkeypatch: pytest.MonkeyPatch) 
         terminal=("b",),
         transitions=(edge("RAW", "a", "b"),),
     )
-    monkeypatch.setattr(explore, "TABLES", {**explore.TABLES, "toy": new})
+    # table_triggers() reads the tables of the module that defines it.
+    monkeypatch.setattr(explore.triggers, "TABLES", {**explore.triggers.TABLES, "toy": new})
     assert uncovered_triggers() == ["RAW"]
     with pytest.raises(KeyError, match="RAW"):
         thread_state_machine()

@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
-from agui_fsm import jsonwire
+import agui_fsm.jsonwire as jsonwire
 from agui_fsm.errors import (
     ConnectionFailedError,
     ContentTypeError,

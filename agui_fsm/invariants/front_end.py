@@ -1,4 +1,4 @@
-"""Invariants 9 and 10: the front-end tool executor (listed in ``agui_fsm.invariants``).
+"""Invariants 9 and 10: the front-end tool executor.
 
 Both read only plain data of an :class:`~agui_fsm.invariants.Observation`:
 ``executions`` (every ``(toolCallId, toolName)`` the client ran, in order), the thread's
@@ -8,11 +8,9 @@ tool-call parts and the pending interrupts.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agui_fsm.invariants import Observation, Step
-
+from agui_fsm.invariants.observation import Observation, Step
 
 # Steps through which interrupts may legitimately go: the user acts (answers them, answers a
 # tool call, starts a new turn, cancels, loads history), or the agent streams (its events

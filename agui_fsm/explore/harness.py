@@ -1,0 +1,300 @@
+"""The harness: a runtime against the scripted agent, stepped one letter at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from agui_fsm.errors import ProtocolViolation
+from agui_fsm.explore.agent import (
+    END_OF_STREAM,
+    RAISE_IN_STREAM,
+    MemoryHistory,
+    ScriptedAgent,
+    ScriptedStream,
+)
+from agui_fsm.explore.letters import FRONT_END_TOOL, Letter, copy_json, front_end_tool
+from agui_fsm.explore.observe import fingerprint, observe_runtime
+from agui_fsm.invariants import (
+    ALL_INVARIANTS,
+    Invariant,
+    Observation,
+    Problem,
+    Step,
+    check_step,
+    next_client_results,
+    next_model_state,
+)
+from agui_fsm.runtime import ThreadRuntime
+from agui_fsm.runtime.pipeline import is_error
+
+_MAX_TICKS = 500
+
+
+class HarnessError(RuntimeError):
+    """The runtime did not become quiescent (a hang: itself a finding)."""
+
+
+def validator_factory() -> Callable[[], Any] | None:
+    try:
+        from agui_fsm.conformance import Validator
+    except ImportError:
+        return None
+    return Validator
+
+
+class Harness:
+    """A runtime, a scripted agent, and the invariants' model, stepped one letter at a time.
+
+    ``runtime_factory(agent, **options)`` builds the runtime (default
+    :class:`ThreadRuntime`); ``history`` attaches an in-memory adapter whose ``load``
+    returns those AG-UI messages (the ``load_history`` action).
+    """
+
+    def __init__(
+        self,
+        *,
+        loop: asyncio.AbstractEventLoop | None = None,
+        auto_cancel_pending_tool_calls: bool = True,
+        show_thinking: bool = True,
+        history: list[dict[str, Any]] | None = None,
+        runtime_factory: Callable[..., Any] = ThreadRuntime,
+        validator: Callable[[], Any] | bool | None = True,
+        run_started_first: bool = True,
+        profile: str = "spec",
+        queue_policy: str | None = None,
+        lenient: bool = False,
+    ) -> None:
+        # In lenient mode the runtime records violations instead of failing runs, so
+        # invariant 8 (about the default mode) is not asked.
+        self.lenient = lenient
+        self.run_started_first = run_started_first
+        self.own_loop = loop is None
+        self.loop = loop or asyncio.new_event_loop()
+        self.tasks: list[asyncio.Task] = []
+        self.log: list[tuple[Letter, int | None]] = []
+        self.late_errors: list[BaseException] = []
+        self._validator = validator_factory() if validator is True else (validator or None)
+        counter = itertools.count(1)
+        self.agent = ScriptedAgent(run_started_first)
+        self.streams = self.agent.streams
+        self.history = MemoryHistory(history) if history is not None else None
+        extra: dict[str, Any] = {"lenient": True} if lenient else {}
+        if profile != "spec":
+            extra["profile"] = profile
+        if queue_policy is not None:
+            extra["queue_policy"] = queue_policy
+        self.runtime = runtime_factory(
+            self.agent,
+            auto_cancel_pending_tool_calls=auto_cancel_pending_tool_calls,
+            show_thinking=show_thinking,
+            history=self.history,
+            thread_id="t1",
+            id_factory=lambda: f"gen-{next(counter)}",
+            tools={FRONT_END_TOOL: front_end_tool},
+            **extra,
+        )
+        self.agent.runtime = self.runtime
+        self.observation = self.observe(None, {})
+
+    # -- reading --------------------------------------------------------------------------
+
+    @property
+    def stream(self) -> ScriptedStream | None:
+        """The newest open stream (events go there), else the newest one."""
+        for stream in reversed(self.streams):
+            if stream.open:
+                return stream
+        return self.streams[-1] if self.streams else None
+
+    @property
+    def stream_ready(self) -> bool:
+        stream = self.stream
+        return stream is not None and stream.ready
+
+    def applicable(self, letter: Letter) -> bool:
+        """Events and stream letters need a run parked on its stream; actions always apply."""
+        return letter.kind == "action" or self.stream_ready
+
+    def observe(self, model_state: Any, client_results: dict[str, Any]) -> Observation:
+        return observe_runtime(self.runtime, self.streams, model_state, client_results)
+
+    def fingerprint(self) -> str:
+        """A canonical key of the thread, machine states, agent state, the open run's part
+        machines and the model (see :func:`agui_fsm.explore.observe.fingerprint`)."""
+        return fingerprint(self.observation, self.stream, self.runtime)
+
+    # -- stepping -------------------------------------------------------------------------
+
+    def fast_forward(
+        self, letters: Iterable[Letter], model_state: Any, client_results: dict[str, Any]
+    ) -> None:
+        """Perform ``letters`` without observing (a prefix already checked), then take
+        the observation with the model the explorer kept for that prefix."""
+        self.loop.run_until_complete(self._forward(list(letters)))
+        self.observation = self.observe(model_state, client_results)
+
+    async def _forward(self, letters: list[Letter]) -> None:
+        for letter in letters:
+            await self._do(letter, check=False)
+
+    def step(self, letter: Letter) -> tuple[Observation, Step, Observation]:
+        """Perform ``letter`` and wait for quiescence; ``(before, step, after)``."""
+        before = self.observation
+        step = self.loop.run_until_complete(self._do(letter, check=True))
+        raw = self.observe(None, {})
+        after = replace(
+            raw,
+            model_state=next_model_state(before.model_state, before, raw, step),
+            client_results=next_client_results(before.client_results, step),
+        )
+        self.observation = after
+        return before, step, after
+
+    async def _do(self, letter: Letter, check: bool) -> Step:
+        if not self.applicable(letter):
+            raise ValueError(f"{letter.key} needs an open stream")
+        stream = self.stream
+        run_index = stream.index if stream is not None and stream.open else None
+        self.log.append((letter, run_index))
+        error: BaseException | None = None
+        validator_errors = None
+        if letter.kind == "event":
+            stream.events.append(letter.payload)
+            if check:
+                validator_errors = self._validate(stream)
+            stream.push(copy_json(letter.payload))
+            await self._quiesce()
+        elif letter.kind == "stream":
+            stream.push(END_OF_STREAM if letter.name == "stream_end" else RAISE_IN_STREAM)
+            await self._quiesce()
+        else:
+            task = self._perform(letter)
+            await self._quiesce()
+            if isinstance(task, BaseException):
+                error = task
+            elif task is not None and task.done() and not task.cancelled():
+                error = task.exception()
+        self._collect()
+        return Step(
+            letter.kind,
+            letter.name,
+            letter.payload,
+            error=error,
+            run=run_index,
+            validator_errors=validator_errors,
+        )
+
+    def _validate(self, stream: ScriptedStream) -> tuple[str, ...] | None:
+        """The error-level violations an own validator reports for the stream's last event
+        (built and caught up on the stream so far the first time it is needed)."""
+        if self._validator is None or self.lenient:
+            return None
+        if stream.validator is None:
+            stream.validator = self._validator()
+        found: Any = ()
+        while stream.validated < len(stream.events):
+            event = copy_json(stream.events[stream.validated])
+            stream.validated += 1
+            try:
+                found = stream.validator.feed(event) or ()
+            except ProtocolViolation as exc:
+                found = [exc]
+        return tuple(
+            f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}" for v in found if is_error(v)
+        )
+
+    def _perform(self, letter: Letter) -> Any:
+        rt, p = self.runtime, letter.payload
+        if letter.name == "set_state":
+            try:
+                rt.set_state(p["state"])
+            except Exception as exc:  # noqa: BLE001 - recorded as the step's error
+                return exc
+            return None
+        coro = {
+            "append": lambda: rt.append(p["text"]),
+            "reload": lambda: rt.reload(p.get("messageId")),
+            "resume": lambda: rt.resume(),
+            "cancel": lambda: rt.cancel(),
+            "add_tool_result": lambda: rt.add_tool_result(p["toolCallId"], p["result"]),
+            "submit_interrupt_responses": lambda: rt.submit_interrupt_responses(p["responses"]),
+            "load_history": lambda: rt.load_history(),
+        }[letter.name]()
+        task = self.loop.create_task(coro)
+        self.tasks.append(task)
+        return task
+
+    def _collect(self) -> None:
+        still = []
+        for task in self.tasks:
+            if not task.done():
+                still.append(task)
+            elif not task.cancelled() and task.exception() is not None:
+                self.late_errors.append(task.exception())
+        self.tasks = still
+
+    async def _quiesce(self) -> None:
+        for _ in range(_MAX_TICKS):
+            await asyncio.sleep(0)
+            pending = sum(not t.done() for t in self.tasks)
+            if self.runtime.tool_executor is not None:
+                pending += self.runtime.tool_executor.pending
+            if not pending:
+                return
+            # Quiet when every open stream is parked and each pending operation is the
+            # run waiting on one of them, or an operation queued behind that run.
+            parked = self.runtime.queued_runs
+            for stream in self.streams:
+                if stream.open:
+                    if not stream.ready:
+                        break
+                    parked += 1
+            else:
+                if pending <= parked:
+                    return
+        raise HarnessError("the runtime did not become quiescent")
+
+    def close(self) -> None:
+        """Cancel what still runs; close the loop if the harness made it."""
+        executor = self.runtime.tool_executor
+        pending = [t for t in self.tasks if not t.done()]
+        pending += executor.cancel() if executor is not None else []
+        for task in pending:
+            task.cancel()
+        if pending:
+            self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self.tasks = []
+        if self.own_loop:
+            self.loop.close()
+
+    def __enter__(self) -> Harness:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def run_letters(
+    letters: Sequence[Letter], *, invariants: tuple[Invariant, ...] = ALL_INVARIANTS, **options: Any
+) -> tuple[Harness, list[Problem], int]:
+    """Replay ``letters`` (skipping inapplicable ones) checking every step; the harness
+    (still open), the problems of the first failing step and its 0-based position."""
+    harness = Harness(**options)
+    for position, letter in enumerate(letters):
+        if not harness.applicable(letter):
+            continue
+        problems = check_step(*_ordered(harness.step(letter)), invariants)
+        if problems:
+            return harness, problems, position
+    return harness, [], -1
+
+
+def _ordered(
+    triple: tuple[Observation, Step, Observation],
+) -> tuple[Observation, Observation, Step]:
+    before, step, after = triple
+    return before, after, step

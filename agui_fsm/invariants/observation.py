@@ -1,0 +1,166 @@
+"""What the invariants read: observations of the runtime around one step, and the step."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agui_fsm.errors import AguiFsmError
+
+LIVE_RUN_STATES = ("running", "draining")
+
+
+class InvariantViolation(AguiFsmError):
+    """One or more invariants failed on a step; ``problems`` lists ``(name, text)``."""
+
+    def __init__(self, problems: list[Problem], step: Step | None = None) -> None:
+        self.problems = problems
+        self.step = step
+        lines = "; ".join(f"{p.invariant}: {p.message}" for p in problems)
+        super().__init__(f"after {step.label if step else 'start'}: {lines}")
+
+
+@dataclass(frozen=True)
+class Problem:
+    invariant: str
+    message: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run the runtime started (0-based ``index``, in start order).
+
+    ``state`` is the run machine's state; ``stream_open`` whether the agent's stream
+    has neither returned nor been closed; ``overlapped`` whether the agent was asked
+    for this run while an earlier run's stream was open; ``assistant_id`` the message
+    the run writes now; ``server_id`` the message id the stream named for it (None
+    before one); ``ids_at_start`` the thread's message ids when the run started;
+    ``tool_call_ids`` the tool calls of the message the run is writing (a result for any
+    other is a cross-run result).
+    """
+
+    index: int
+    state: str
+    stream_open: bool
+    overlapped: bool = False
+    assistant_id: str | None = None
+    server_id: str | None = None
+    ids_at_start: frozenset[str] = frozenset()
+    tool_call_ids: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The runtime at one quiescent moment.
+
+    ``messages``: the visible thread as dicts (``id``, ``role``, ``content``,
+    ``status`` for assistant messages, ``optimistic``, ``interrupts``: the
+    interrupts stored on the message). ``status_states``: message id -> message_status
+    machine state; ``tool_states``: ``(message id, toolCallId)`` -> tool_call machine
+    state. ``known_ids``: every message id in the tree, all branches. ``resume_due``:
+    a resume run is owed (after the current run returns).
+    """
+
+    messages: tuple[dict[str, Any], ...]
+    state: Any
+    is_running: bool
+    run_count: int
+    runs: tuple[RunRecord, ...] = ()
+    pending_interrupts: tuple[dict[str, Any], ...] = ()
+    status_states: Mapping[str, str] = field(default_factory=dict)
+    tool_states: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    known_ids: frozenset[str] = frozenset()
+    resume_due: bool = False
+    model_state: Any = None
+    client_results: Mapping[str, Any] = field(default_factory=dict)
+    executions: tuple[tuple[str, str], ...] = ()
+    """``(toolCallId, toolName)`` of every front-end tool the client ran, in order."""
+
+    @property
+    def message_ids(self) -> list[str]:
+        return [m["id"] for m in self.messages]
+
+    def message(self, message_id: str) -> dict[str, Any] | None:
+        for m in self.messages:
+            if m["id"] == message_id:
+                return m
+        return None
+
+    @property
+    def last_assistant(self) -> dict[str, Any] | None:
+        for m in reversed(self.messages):
+            if m["role"] == "assistant":
+                return m
+        return None
+
+    @property
+    def interrupt_gate(self) -> bool:
+        """The last assistant message requires action for an interrupt."""
+        last = self.last_assistant
+        status = (last or {}).get("status") or {}
+        return (
+            status.get("type") == "requires-action"
+            and status.get("reason") == "interrupt"
+            and bool(last.get("interrupts"))
+        )
+
+    @property
+    def active_run(self) -> RunRecord | None:
+        open_runs = [r for r in self.runs if r.stream_open]
+        return open_runs[-1] if open_runs else None
+
+    def tool_parts(self, tool_call_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """``(message id, part)`` for every tool-call part with this id, in thread order."""
+        return [
+            (m["id"], p)
+            for m in self.messages
+            for p in m["content"]
+            if p.get("type") == "tool-call" and p.get("toolCallId") == tool_call_id
+        ]
+
+
+@dataclass(frozen=True)
+class Step:
+    """What happened between two observations.
+
+    ``kind``: ``event`` (``payload`` the wire event, streamed into run ``run``),
+    ``action`` (``name`` the operation, ``payload`` its arguments, ``error`` what it
+    raised) or ``stream`` (``stream_end``: the agent's stream returned;
+    ``agent_error``: it raised). ``validator_errors``: the error-level violations an
+    independent :class:`agui_fsm.conformance.Validator` reported for this event
+    (None when no validator is installed).
+    """
+
+    kind: str
+    name: str
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    error: BaseException | None = None
+    run: int | None = None
+    validator_errors: tuple[str, ...] | None = None
+
+    @property
+    def label(self) -> str:
+        if self.kind == "event":
+            keys = ("messageId", "toolCallId", "parentMessageId")
+            ids = ",".join(str(self.payload[k]) for k in keys if k in self.payload)
+            return f"{self.name}({ids})" if ids else self.name
+        args = ",".join(f"{v}" for v in self.payload.values() if isinstance(v, str))
+        return f"{self.name}({args})" if args else self.name
+
+
+def run_at(obs: Observation, index: int | None) -> RunRecord | None:
+    if index is None or index >= len(obs.runs):
+        return None
+    return obs.runs[index]
+
+
+def event_delivered(before: Observation, after: Observation, step: Step) -> bool:
+    """Whether the runtime handed ``step``'s event to its run: the run was live and did
+    not fail on this very event (a rejected event changes nothing)."""
+    if step.kind != "event":
+        return False
+    was, now = run_at(before, step.run), run_at(after, step.run)
+    if was is None or now is None or was.state not in LIVE_RUN_STATES:
+        return False
+    return not (now.state == "errored" and step.name != "RUN_ERROR")

@@ -1,0 +1,61 @@
+"""Invariant 6 (the agent state) and the observer's own models: the expected agent state
+(jsonpatch, independent of the runtime's state code) and the client's tool results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import jsonpatch
+
+from agui_fsm.errors import PATCH_ERRORS
+from agui_fsm.invariants.observation import Observation, Step, event_delivered
+
+# -- 6 ---------------------------------------------------------------------------------------
+
+
+def apply_patch(document: Any, delta: Any) -> tuple[Any, bool]:
+    """``(patched, True)``, or ``(document, False)`` when the patch does not apply."""
+    try:
+        return jsonpatch.apply_patch(
+            document if document is not None else {}, list(delta), in_place=False
+        ), True
+    except PATCH_ERRORS:
+        return document, False
+
+
+def next_model_state(model: Any, before: Observation, after: Observation, step: Step) -> Any:
+    """The expected agent state after ``step``: STATE_SNAPSHOT replaces it, a STATE_DELTA
+    that applies patches it, set_state replaces it, anything else keeps it."""
+    if step.kind == "action" and step.name == "set_state" and step.error is None:
+        return step.payload.get("state")
+    if not event_delivered(before, after, step):
+        return model
+    if step.name == "STATE_SNAPSHOT":
+        return step.payload.get("snapshot")
+    if step.name == "STATE_DELTA" and step.payload.get("delta"):
+        return apply_patch(model, step.payload["delta"])[0]
+    return model
+
+
+def state_follows_snapshots_and_deltas(
+    before: Observation, after: Observation, step: Step
+) -> list[str]:
+    """The agent state equals the last STATE_SNAPSHOT with every later valid STATE_DELTA
+    applied in order; a rejected patch changes nothing."""
+    problems = []
+    if after.state != after.model_state:
+        problems.append(f"state is {after.state!r}, expected {after.model_state!r}")
+    if step.kind == "event" and step.name == "STATE_DELTA" and step.payload.get("delta"):
+        _, valid = apply_patch(before.model_state, step.payload["delta"])
+        if not valid and after.state != before.state:
+            problems.append(f"a rejected patch changed the state to {after.state!r}")
+    return problems
+
+
+def next_client_results(results: Mapping[str, Any], step: Step) -> dict[str, Any]:
+    """The results the client added, by toolCallId (the observer's model for #4)."""
+    out = dict(results)
+    if step.kind == "action" and step.name == "add_tool_result" and step.error is None:
+        out[step.payload["toolCallId"]] = step.payload.get("result")
+    return out
