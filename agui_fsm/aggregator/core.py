@@ -174,6 +174,14 @@ class RunAggregator:
     def custom_metadata(self) -> dict[str, Any] | None:
         """The ``agui`` metadata keys this run owns (interrupts, opaqueReasoning), or None."""
         store = self.store
+        if (
+            self.interrupts is None
+            and not self.pending_tool_call_ids
+            and not self._emitted_opaque
+            and not store.hidden_signatures
+            and not store.signed_blocks
+        ):
+            return None
         opaque = None
         if store.hidden_signatures or store.signed_blocks:
             opaque = opaque_reasoning(store, self.show_thinking, self.identity.server_message_id)
@@ -282,15 +290,20 @@ class RunAggregator:
 
     def _on_text_content(self, event: Any) -> None:
         message_id = event.message_id
-        self._begin_distinct_text_message(message_id)
-        self._name_message(message_id)
-        self.identity.text_named(message_id)
+        identity = self.identity
+        # The common delta names the message the run already reported: nothing to name.
+        if message_id and (message_id != identity.last_text_message_id or not identity.reported):
+            self._begin_distinct_text_message(message_id)
+            self._name_message(message_id)
+            identity.text_named(message_id)
         if not event.delta:
             return
-        self.timing.first_token()
+        timing = self.timing
+        if timing.first_token_ms is None:
+            timing.first_token()
         trigger = event.type.value
         self.text.content(self.store, event, trigger)
-        self.timing.total_chunks += 1
+        timing.total_chunks += 1
         self._emit(trigger)
 
     def _on_text_end(self, event: Any) -> None:
