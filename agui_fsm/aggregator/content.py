@@ -123,3 +123,39 @@ def opaque_reasoning(
             item["after"] = True
         out.append(item)
     return out
+
+
+def run_metadata(
+    store: PartStore,
+    show_thinking: bool,
+    server_message_id: str | None,
+    interrupts: list[dict[str, Any]] | None,
+    pending: list[str] | None,
+    emitted_opaque: bool,
+) -> tuple[dict[str, Any] | None, bool]:
+    """The ``agui`` custom metadata a run owns (interrupts, pendingToolCallIds,
+    opaqueReasoning) or None, and whether opaque reasoning has been shown (once shown,
+    the key stays, empty if need be)."""
+    if (
+        interrupts is None
+        and not pending
+        and not emitted_opaque
+        and not store.hidden_signatures
+        and not store.signed_blocks
+    ):
+        return None, False
+    opaque = None
+    if store.hidden_signatures or store.signed_blocks:
+        opaque = opaque_reasoning(store, show_thinking, server_message_id)
+        if opaque:
+            emitted_opaque = True
+    if interrupts is None and not emitted_opaque and not pending:
+        return None, emitted_opaque
+    custom: dict[str, Any] = {}
+    if interrupts is not None:
+        custom["interrupts"] = interrupts
+    if pending:
+        custom["pendingToolCallIds"] = list(pending)
+    if emitted_opaque:
+        custom["opaqueReasoning"] = opaque or []
+    return custom, emitted_opaque

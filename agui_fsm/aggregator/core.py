@@ -25,7 +25,7 @@ from ag_ui.core import BaseEvent, EventType
 
 from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.apps import ToolApps
-from agui_fsm.aggregator.content import StreamTiming, opaque_reasoning
+from agui_fsm.aggregator.content import StreamTiming, run_metadata
 from agui_fsm.aggregator.identity import MessageIdentity
 from agui_fsm.aggregator.outcome import parse_outcome, pending_tool_call_ids
 from agui_fsm.aggregator.parts import (
@@ -173,30 +173,14 @@ class RunAggregator:
 
     def custom_metadata(self) -> dict[str, Any] | None:
         """The ``agui`` metadata keys this run owns (interrupts, opaqueReasoning), or None."""
-        store = self.store
-        if (
-            self.interrupts is None
-            and not self.pending_tool_call_ids
-            and not self._emitted_opaque
-            and not store.hidden_signatures
-            and not store.signed_blocks
-        ):
-            return None
-        opaque = None
-        if store.hidden_signatures or store.signed_blocks:
-            opaque = opaque_reasoning(store, self.show_thinking, self.identity.server_message_id)
-            if opaque:
-                self._emitted_opaque = True
-        pending = self.pending_tool_call_ids
-        if self.interrupts is None and not self._emitted_opaque and not pending:
-            return None
-        custom: dict[str, Any] = {}
-        if self.interrupts is not None:
-            custom["interrupts"] = self.interrupts
-        if pending:
-            custom["pendingToolCallIds"] = list(pending)
-        if self._emitted_opaque:
-            custom["opaqueReasoning"] = opaque or []
+        custom, self._emitted_opaque = run_metadata(
+            self.store,
+            self.show_thinking,
+            self.identity.server_message_id,
+            self.interrupts,
+            self.pending_tool_call_ids,
+            self._emitted_opaque,
+        )
         return custom
 
     # -- the driver --------------------------------------------------------------------------
