@@ -27,6 +27,7 @@ from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.apps import ToolApps
 from agui_fsm.aggregator.content import StreamTiming, run_metadata
 from agui_fsm.aggregator.identity import MessageIdentity
+from agui_fsm.aggregator.machine import PartMachine
 from agui_fsm.aggregator.outcome import parse_outcome, pending_tool_call_ids
 from agui_fsm.aggregator.parts import (
     CLIENT,
@@ -344,14 +345,15 @@ class RunAggregator:
             self._emit("ACTIVITY_SNAPSHOT")
 
 
-_OWNERS = {
+PART_OWNERS: dict[str, tuple[type[PartMachine], ...]] = {
     TEXT_MACHINE.name: (TextParts,),
     REASONING_MACHINE.name: (ReasoningParts,),
     TOOL_MACHINE.name: (ToolCalls, ToolApps),
 }
+"""Per part machine, the owners that fire its edges (each owns a disjoint set of triggers)."""
 
 AGGREGATOR_EFFECTS: dict[str, frozenset[str]] = {
     name: frozenset().union(*(owner.implemented_effects() for owner in owners))
-    for name, owners in _OWNERS.items()
+    for name, owners in PART_OWNERS.items()
 }
 """Per machine, the effects the aggregator implements (the runtime implements the others)."""
