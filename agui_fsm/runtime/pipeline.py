@@ -15,6 +15,7 @@ run, as it does in the client.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ag_ui.core import (
@@ -231,10 +232,11 @@ class StreamValidator:
     def available(self) -> bool:
         return self._validator is not None
 
-    def check(self, event: Any) -> list[Any]:
+    def check(self, event: Any) -> Sequence[Any]:
         if self._validator is None:
-            return []
-        return list(self._validator.feed(event) or ())
+            return ()
+        found = self._validator.feed(event)
+        return list(found) if found else ()
 
     def finish(self) -> list[Any]:
         """End-of-stream checks, if the validator has them (``finish()``)."""
