@@ -4,6 +4,10 @@ The runtime and the validator both work on the models of ``ag_ui.core``
 (snake_case attributes, camelCase on the wire). :func:`parse_event` accepts a
 wire dict (or an already-parsed model) and raises :class:`EventSchemaError`, a
 :class:`~agui_fsm.errors.ProtocolViolation`, with pydantic's first complaint.
+
+The streaming deltas (TEXT_MESSAGE_CONTENT, TOOL_CALL_ARGS, REASONING_MESSAGE_CONTENT)
+are most of a stream: one with exactly its required keys, each a string, is flat, so it
+skips the nesting-depth walk on its way to the model.
 """
 
 from __future__ import annotations
@@ -11,8 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ag_ui.core import BaseEvent, Event, EventType
-from pydantic import TypeAdapter, ValidationError
+from ag_ui.core import (
+    BaseEvent,
+    Event,
+    EventType,
+    ReasoningMessageContentEvent,
+    TextMessageContentEvent,
+    ToolCallArgsEvent,
+)
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.jsonwire import depth_problem, model_dump
@@ -25,10 +36,68 @@ class EventSchemaError(ProtocolViolation):
     """The event does not match the AG-UI schema (unknown type, missing field, wrong type)."""
 
 
+_new = object.__new__
+_set = object.__setattr__
+_DEFAULTS: dict[type, dict[str, Any]] = {}
+_SHARED = (str, int, float, bool)  # defaults safe to share between instances (enums are str)
+
+
+def construct(cls: type[BaseModel], **values: Any) -> Any:
+    """``cls.model_construct(**values)`` (field names, no validation) for an ``ag_ui.core``
+    event model, without pydantic's per-call overhead (about 25 us there, 1 us here)."""
+    defaults = _DEFAULTS.get(cls)
+    if defaults is None:
+        defaults = _DEFAULTS[cls] = {
+            name: field.get_default(call_default_factory=True)
+            for name, field in cls.model_fields.items()
+            if not field.is_required()
+        }
+        if not all(isinstance(v, _SHARED) or v is None for v in defaults.values()):
+            _DEFAULTS[cls] = defaults = {}  # a mutable default: pydantic's own path
+    if not defaults:
+        return cls.model_construct(**values)
+    fields = {**defaults, **values}
+    obj = _new(cls)
+    _set(obj, "__dict__", fields)
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", {} if cls.model_config.get("extra") == "allow" else None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+_DELTA_KEYS = {
+    cls.model_fields["type"].default.value: (
+        frozenset(("type", id_key, "delta")),
+        id_key,
+    )
+    for cls, id_key in (
+        (TextMessageContentEvent, "messageId"),
+        (ToolCallArgsEvent, "toolCallId"),
+        (ReasoningMessageContentEvent, "messageId"),
+    )
+}
+
+
+def _flat_delta(raw: Any) -> bool:
+    """A streaming delta with exactly its required keys, each a string (no nesting)."""
+    if type(raw) is not dict:
+        return False
+    kind = raw.get("type")
+    shape = _DELTA_KEYS.get(kind) if type(kind) is str else None
+    return (
+        shape is not None
+        and type(raw.get(shape[1])) is str
+        and type(raw.get("delta")) is str
+        and raw.keys() == shape[0]
+    )
+
+
 def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
     """A wire event (camelCase dict) as its ``ag_ui.core`` model."""
     if isinstance(raw, BaseEvent):
         return raw
+    if _flat_delta(raw):
+        return _EVENT.validate_python(raw)
     kind = raw.get("type") if isinstance(raw, Mapping) else None
     if not isinstance(raw, Mapping) or kind is None:
         raise EventSchemaError("event has no 'type' field", rule="SCHEMA-002", event_type=None)

@@ -5,15 +5,10 @@
 """
 
 from agui_fsm.aggregator.approvals import project_tool_approvals
-from agui_fsm.aggregator.core import (
-    AGGREGATOR_EFFECTS,
-    RunAggregator,
-    RunSnapshot,
-    parse_interrupt,
-    parse_outcome,
-    status_object,
-)
+from agui_fsm.aggregator.core import AGGREGATOR_EFFECTS, RunAggregator
+from agui_fsm.aggregator.outcome import parse_interrupt, parse_outcome, status_object
 from agui_fsm.aggregator.parts import MISSING, ToolCallState, json_stringify, try_parse_json
+from agui_fsm.aggregator.snapshot import RunSnapshot
 
 __all__ = [
     "AGGREGATOR_EFFECTS",

@@ -15,6 +15,7 @@ run, as it does in the client.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ag_ui.core import (
@@ -34,6 +35,7 @@ from ag_ui.core import (
 )
 
 from agui_fsm.errors import ProtocolViolation
+from agui_fsm.events import construct
 
 E = EventType
 _PASS = frozenset({E.RAW, E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA, E.REASONING_ENCRYPTED_VALUE})
@@ -79,11 +81,11 @@ class ChunkExpander:
         mode = self.mode
         self.mode = None
         if mode == "text":
-            return [TextMessageEndEvent.model_construct(message_id=self.text_id)]
+            return [construct(TextMessageEndEvent, message_id=self.text_id)]
         if mode == "tool":
-            return [ToolCallEndEvent.model_construct(tool_call_id=self.tool_id)]
+            return [construct(ToolCallEndEvent, tool_call_id=self.tool_id)]
         if mode == "reasoning":
-            return [ReasoningMessageEndEvent.model_construct(message_id=self.reasoning_id)]
+            return [construct(ReasoningMessageEndEvent, message_id=self.reasoning_id)]
         return []
 
     def feed(self, event: BaseEvent, index: int | None = None) -> list[BaseEvent] | tuple:
@@ -119,10 +121,10 @@ class ChunkExpander:
             start: dict[str, Any] = {"message_id": message_id, "role": event.role or "assistant"}
             if event.name is not None:
                 start["name"] = event.name
-            out.append(TextMessageStartEvent.model_construct(**start))
+            out.append(construct(TextMessageStartEvent, **start))
         if event.delta is not None:
             out.append(
-                TextMessageContentEvent.model_construct(message_id=self.text_id, delta=event.delta)
+                construct(TextMessageContentEvent, message_id=self.text_id, delta=event.delta)
             )
         return out
 
@@ -145,16 +147,15 @@ class ChunkExpander:
                     )
             self.mode, self.tool_id = "tool", tool_call_id
             out.append(
-                ToolCallStartEvent.model_construct(
+                construct(
+                    ToolCallStartEvent,
                     tool_call_id=tool_call_id,
                     tool_call_name=event.tool_call_name,
                     parent_message_id=event.parent_message_id,
                 )
             )
         if event.delta is not None:
-            out.append(
-                ToolCallArgsEvent.model_construct(tool_call_id=self.tool_id, delta=event.delta)
-            )
+            out.append(construct(ToolCallArgsEvent, tool_call_id=self.tool_id, delta=event.delta))
         return out
 
     def _reasoning_chunk(self, event: Any, index: int | None) -> list[BaseEvent]:
@@ -171,11 +172,11 @@ class ChunkExpander:
                     event_type="REASONING_MESSAGE_CHUNK",
                 )
             self.mode, self.reasoning_id = "reasoning", message_id
-            out.append(ReasoningMessageStartEvent.model_construct(message_id=message_id))
+            out.append(construct(ReasoningMessageStartEvent, message_id=message_id))
         if event.delta is not None:
             out.append(
-                ReasoningMessageContentEvent.model_construct(
-                    message_id=self.reasoning_id, delta=event.delta
+                construct(
+                    ReasoningMessageContentEvent, message_id=self.reasoning_id, delta=event.delta
                 )
             )
         return out
@@ -208,8 +209,8 @@ def legacy_thinking_event(raw: Any) -> BaseEvent | None:
         return None
     if model is ReasoningMessageContentEvent:
         delta = raw.get("delta")
-        return model.model_construct(message_id=None, delta=delta if isinstance(delta, str) else "")
-    return model.model_construct(message_id=None)
+        return construct(model, message_id=None, delta=delta if isinstance(delta, str) else "")
+    return construct(model, message_id=None)
 
 
 class StreamValidator:
@@ -231,10 +232,11 @@ class StreamValidator:
     def available(self) -> bool:
         return self._validator is not None
 
-    def check(self, event: Any) -> list[Any]:
+    def check(self, event: Any) -> Sequence[Any]:
         if self._validator is None:
-            return []
-        return list(self._validator.feed(event) or ())
+            return ()
+        found = self._validator.feed(event)
+        return list(found) if found else ()
 
     def finish(self) -> list[Any]:
         """End-of-stream checks, if the validator has them (``finish()``)."""

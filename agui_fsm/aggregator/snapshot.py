@@ -1,0 +1,101 @@
+"""RunSnapshot: the assistant message as of one event, an O(1) view on the parts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agui_fsm.aggregator.content import StreamTiming, build_content
+from agui_fsm.aggregator.outcome import status_object
+from agui_fsm.aggregator.parts import AGUI_NAMESPACE
+from agui_fsm.aggregator.store import PartStore
+
+
+class RunSnapshot:
+    """The assistant message as of one event: ``content``, ``status``, ``metadata``.
+
+    A view on the parts: ``content`` is built on first read and cached until the
+    parts change; a snapshot read after a later event shows that later state (use
+    :meth:`freeze` to keep one). ``trigger`` is the event type (or client action)
+    that produced it.
+    """
+
+    __slots__ = (
+        "_agg",
+        "_meta_time",
+        "_show_thinking",
+        "_store",
+        "_timing",
+        "custom",
+        "error",
+        "interrupts",
+        "status_name",
+        "trigger",
+        "version",
+    )
+
+    def __init__(
+        self,
+        source: Any,
+        store: PartStore,
+        timing: StreamTiming,
+        show_thinking: bool,
+        status: str | None,
+        error: str | None,
+        interrupts: list[dict[str, Any]] | None,
+        custom: dict[str, Any] | None,
+        trigger: str,
+        at_ms: float | None,
+    ) -> None:
+        self._agg = source  # the aggregator, whose outcome the runtime's status guards read
+        self._store = store
+        self._timing = timing
+        self._show_thinking = show_thinking
+        self.version = store.version
+        self.status_name = status
+        self.error = error
+        self.interrupts = interrupts
+        self.custom = custom
+        self.trigger = trigger
+        self._meta_time = at_ms
+
+    @property
+    def store_id(self) -> int:
+        return id(self._store)
+
+    @property
+    def live(self) -> bool:
+        return not self._store.dead
+
+    @property
+    def content(self) -> list[dict]:
+        return build_content(self._store, self.interrupts, self.status_name, self._show_thinking)
+
+    @property
+    def status(self) -> dict[str, Any] | None:
+        return status_object(self.status_name, self.error)
+
+    @property
+    def timing(self) -> dict[str, Any] | None:
+        return self._timing.view(self._store, self._meta_time)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta: dict[str, Any] = {}
+        timing = self.timing
+        if timing:
+            meta["timing"] = timing
+        if self.custom is not None:
+            meta["custom"] = {AGUI_NAMESPACE: self.custom}
+        return meta
+
+    def has_stream_content(self) -> bool:
+        return any(part["type"] != "data" for part in self.content)
+
+    def freeze(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"content": [dict(p) for p in self.content]}
+        if self.status_name is not None:
+            out["status"] = self.status
+        meta = self.metadata
+        if meta:
+            out["metadata"] = meta
+        return out

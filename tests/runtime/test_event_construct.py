@@ -1,0 +1,83 @@
+"""The runtime's shortcuts around pydantic build the very models pydantic builds."""
+
+from __future__ import annotations
+
+import pytest
+from ag_ui import core
+from pydantic import TypeAdapter
+
+from agui_fsm.events import EventSchemaError, construct, parse_event
+
+_STRICT = TypeAdapter(core.Event)
+
+EXPANDED = (
+    core.TextMessageStartEvent,
+    core.TextMessageContentEvent,
+    core.TextMessageEndEvent,
+    core.ToolCallStartEvent,
+    core.ToolCallArgsEvent,
+    core.ToolCallEndEvent,
+    core.ReasoningStartEvent,
+    core.ReasoningMessageStartEvent,
+    core.ReasoningMessageContentEvent,
+    core.ReasoningMessageEndEvent,
+    core.ReasoningEndEvent,
+    core.RunStartedEvent,
+)
+
+
+@pytest.mark.parametrize("cls", EXPANDED, ids=lambda c: c.__name__)
+def test_construct_is_model_construct(cls: type) -> None:
+    values = {name: "x" for name, f in cls.model_fields.items() if f.is_required()}
+    fast, slow = construct(cls, **values), cls.model_construct(**values)
+    assert type(fast) is cls
+    assert fast == slow
+    assert fast.__dict__ == slow.__dict__
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.model_extra == slow.model_extra
+    assert fast.model_dump(by_alias=True) == slow.model_dump(by_alias=True)
+
+
+def test_constructed_models_do_not_share_their_fields_set() -> None:
+    one = construct(core.TextMessageContentEvent, message_id="m", delta="a")
+    two = construct(core.TextMessageContentEvent, message_id="m", delta="b")
+    one.timestamp = 3
+    assert "timestamp" in one.model_fields_set
+    assert "timestamp" not in two.model_fields_set
+    assert two.timestamp is None
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "t", "delta": "{"},
+        {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r", "delta": "x"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi", "timestamp": 1},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi", "extra": [1]},
+    ],
+)
+def test_a_flat_delta_parses_as_the_model_does(wire: dict) -> None:
+    parsed = parse_event(wire)
+    strict = _STRICT.validate_python(wire)
+    assert parsed == strict
+    assert parsed.model_fields_set == strict.model_fields_set
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": 1, "delta": "hi"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": None},
+        {"type": "TOOL_CALL_ARGS", "messageId": "m", "delta": "x"},
+    ],
+)
+def test_a_broken_delta_is_still_refused(wire: dict) -> None:
+    with pytest.raises(EventSchemaError):
+        parse_event(wire)
+
+
+@pytest.mark.parametrize("kind", [{}, [], None, 3])
+def test_a_type_that_is_not_a_string_is_refused_not_crashed(kind: object) -> None:
+    with pytest.raises(EventSchemaError):
+        parse_event({"type": kind, "messageId": "m", "delta": "x"})
