@@ -22,6 +22,7 @@ from agui_fsm.spec import COMPILED
 # A transport fault once the run has settled loses nothing of it: reported as a warning.
 _AFTER_RUN = {"INPUT-005": "INPUT-006"}
 _SETTLED = ("draining", "errored")
+_UNANNOUNCED = {"run_announced": False}
 
 
 class Runs:
@@ -77,7 +78,7 @@ class Runs:
         self.interrupts = interrupts
         self.messages = messages
         # The client has opened the request: the run table starts in 'running'. Whether the
-        # agent's RUN_STARTED has arrived is kept beside the table (see RUN-003).
+        # agent's RUN_STARTED has arrived is the table's run_announced guard (RUN-003).
         self.lc = Lifecycle(COMPILED["run"], "stream")
         self.lc.fire("start_run")
         self.started = False
@@ -130,7 +131,8 @@ class Runs:
         self.seen_first = True
         state = self.lc.state
         run_id = getattr(ev, "run_id", None)
-        if state == "running" and self.started:
+        announced = {"run_announced": self.started}
+        if state != "errored" and not self.lc.can("RUN_STARTED", announced):
             self.ctx.emit(
                 "RUN-003",
                 f"RUN_STARTED (runId {run_id!r}) while run "
@@ -141,8 +143,9 @@ class Runs:
         self.lanes.close_all()
         if state == "errored":
             self.lc.fire("start_run")
+            announced = _UNANNOUNCED
         self._begin_run(ev, reset=not (state == "running" and self.implicit))
-        self.lc.fire("RUN_STARTED")
+        self.lc.fire("RUN_STARTED", announced)
         self.started, self.implicit, self.interrupted = True, False, False
         self.run_ids = (getattr(ev, "thread_id", None), run_id)
 
