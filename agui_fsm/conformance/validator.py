@@ -189,7 +189,9 @@ class Validator:
         if kind == "RUN_STARTED":
             self._runs.started_run(ev)
             return
-        if not self._runs.admit(kind):
+        runs = self._runs
+        # The usual case, an event inside a running run, needs no call into the run table.
+        if (not runs.seen_first or runs.lc.state != "running") and not runs.admit(kind):
             return
         closes = CLOSES.get(kind)
         if closes == OWN_LANE:
