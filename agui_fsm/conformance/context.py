@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from agui_fsm.conformance.report import Violation
+from agui_fsm.conformance.findings import Violation
 from agui_fsm.conformance.rules import LEVELS, RULES, Level, Severity
 from agui_fsm.errors import UsageError
 

@@ -16,7 +16,7 @@ from agui_fsm.conformance.rules import DOCS_REPOSITORY, RULES, Rule, doc_url
 from agui_fsm.jsonwire import dumps_text
 
 if TYPE_CHECKING:
-    from agui_fsm.conformance.report import Report, Violation
+    from agui_fsm.conformance.findings import Report, Violation
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -17,7 +17,7 @@ import jsonpointer
 
 from agui_fsm import jsonwire
 from agui_fsm.conformance.context import Ctx, some
-from agui_fsm.conformance.streams import ToolCalls
+from agui_fsm.conformance.tools import ToolCalls
 from agui_fsm.errors import PATCH_ERRORS
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED

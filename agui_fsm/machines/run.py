@@ -37,7 +37,9 @@ RUN = MachineTable(
     },
     transitions=(
         edge("start_run", ("idle", *SETTLED), "running", do="open_run"),
-        edge("RUN_STARTED", ("running", "draining"), "running", do="ignore_event"),
+        edge("RUN_STARTED", "running", "running", when="by_client", do="ignore_event"),
+        edge("RUN_STARTED", "running", "running", unless="run_announced", do="ignore_event"),
+        edge("RUN_STARTED", "draining", "running", do="ignore_event"),
         edge(
             "RUN_FINISHED",
             ("running", "draining"),
@@ -93,6 +95,10 @@ RUN = MachineTable(
         edge("stream_end", "errored", "errored", do="close_run"),
     ),
     guards={
+        "by_client": "taken by the client runtime, which ignores every RUN_STARTED; the "
+        "validator never passes it",
+        "run_announced": "the agent's RUN_STARTED has already opened the running run: a "
+        "second one before RUN_FINISHED or RUN_ERROR has no edge (RUN-003)",
         "has_interrupt": "the RUN_FINISHED outcome was an interrupt with interrupts",
         "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
         "outcome_names_pending_tool_calls": "the success outcome carries AG-UI 1.0's "

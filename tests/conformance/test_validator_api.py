@@ -15,7 +15,7 @@ from ag_ui.core import (
 )
 
 from agui_fsm.conformance import RULES, Validator, validate
-from agui_fsm.conformance import validator as validator_module
+from agui_fsm.conformance import parse as parse_module
 from agui_fsm.conformance.report import to_json, to_junit, to_text
 
 RS = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
@@ -58,14 +58,14 @@ def test_models_json_text_and_dicts_are_accepted():
 
 def test_strict_parse_only_off_the_fast_path_and_none_for_models(monkeypatch):
     calls = []
-    real = validator_module._EVENT.validate_python
+    real = parse_module._EVENT.validate_python
 
     class Counting:
         def validate_python(self, *args, **kwargs):
             calls.append(1)
             return real(*args, **kwargs)
 
-    monkeypatch.setattr(validator_module, "_EVENT", Counting())
+    monkeypatch.setattr(parse_module, "_EVENT", Counting())
     validate([RS, *text(), RF])
     assert calls == []  # well-formed wire events: the fast shape check accepts them
     broken = {"type": "TEXT_MESSAGE_START", "messageId": 5}

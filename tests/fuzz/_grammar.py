@@ -18,7 +18,7 @@ import json
 import random
 from typing import Any
 
-from agui_fsm.conformance.validator import _classes
+from agui_fsm.conformance.parse import _classes
 
 _CLASSES = _classes()
 

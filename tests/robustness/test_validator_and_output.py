@@ -146,9 +146,9 @@ def test_messages_name_five_ids_and_count_the_rest():
 
 
 def test_streamed_arguments_beyond_the_cap_are_not_kept(monkeypatch):
-    from agui_fsm.conformance import streams
+    from agui_fsm.conformance import tools
 
-    monkeypatch.setattr(streams, "MAX_ARGS_BYTES", 100)
+    monkeypatch.setattr(tools, "MAX_ARGS_BYTES", 100)
     start = {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"}
     args = {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "x" * 60}
     end = {"type": "TOOL_CALL_END", "toolCallId": "c"}

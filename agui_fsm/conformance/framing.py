@@ -1,0 +1,328 @@
+"""Framing: the bytes of a file or a response split into event positions.
+
+Every reader yields :class:`Frame` objects (one per event position, with the 1-based line
+where it starts) and reads incrementally, so memory stays flat on a multi-GB input: JSON
+Lines with ``readline(limit)``, a JSON array with an incremental splitter over a sliding
+buffer, SSE with httpx-sse's decoder. A line or element beyond ``max_bytes`` is skipped
+(INPUT-001) without being buffered whole.
+
+SSE is decoded with ``httpx_sse._decoders`` (:class:`SSELineDecoder` splits lines on CR,
+LF and CRLF as the SSE specification says; :class:`SSEDecoder` assembles ``data:``
+fields into events). httpx-sse 0.4 exposes them only under that module name (its public
+``EventSource`` wraps an ``httpx.Response``); they are the very decoder httpx-sse runs on
+a live response, so a capture on disk and ``--url`` are framed identically, and the
+project pins ``httpx-sse<0.5``. A hand-written SSE parser would be a second framing
+implementation to keep in line with the one the live path uses.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
+
+CHUNK = 64 * 1024
+_WS = re.compile(r"[ \t\r\n]*")
+_BOM = "\ufeff"
+
+
+# Not frozen: a frozen dataclass's __init__ costs twice as much, once per event.
+@dataclass(slots=True)
+class Frame:
+    """One event position: a payload to validate, or a problem found while reading it."""
+
+    line: int | None
+    payload: Any = None
+    problem: tuple[str, str] | None = None
+    takes_position: bool = True
+
+
+def _too_long(what: str, where: str, limit: int) -> tuple[str, str]:
+    return (
+        "INPUT-001",
+        f"{what} {where} is longer than {limit} bytes and was skipped "
+        "(raise --max-line-bytes if it is legitimate)",
+    )
+
+
+# --- JSON Lines ------------------------------------------------------------------------------
+def read_jsonl(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Frame]:
+    """One event per non-blank line."""
+    line_no = 0
+    while True:
+        line = stream.readline(max_bytes + 1)
+        if not line:
+            return
+        line_no += 1
+        if len(line) > max_bytes and not line.endswith(b"\n"):
+            while (rest := stream.readline(CHUNK)) and not rest.endswith(b"\n"):
+                pass
+            yield Frame(line_no, problem=_too_long("line", str(line_no), max_bytes))
+            continue
+        text = line.strip()
+        if line_no == 1 and text.startswith(b"\xef\xbb\xbf"):
+            text = text[3:]
+        if text:
+            yield Frame(line_no, payload=text)
+
+
+# --- JSON array ------------------------------------------------------------------------------
+_STRUCTURE = re.compile(r'["\[\]{},]')
+_STRING_END = re.compile(r'["\\]')
+
+
+class _ArrayReader:
+    """Splits ``[ev, ev, ...]`` into element texts over a sliding buffer (the unread tail of
+    the last chunk plus at most one element). The splitter only follows strings and
+    brackets; each element is decoded by :func:`agui_fsm.jsonwire.loads` like a JSON Lines
+    line, so a broken element is reported alone and reading goes on with the next one,
+    and an over-long one is skipped without being buffered."""
+
+    def __init__(self, stream: BinaryIO, max_bytes: int) -> None:
+        self.stream = stream
+        self.max_bytes = max_bytes
+        # Invalid bytes survive as lone surrogates, and the element holding one says so.
+        self.text = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.line = 1  # line number at buf[counted]
+        self.counted = 0
+
+    def fill(self, size: int | None = None) -> None:
+        self.line_at(self.pos)
+        self.buf, self.counted, self.pos = self.buf[self.pos :], 0, 0
+        data = getattr(self.stream, "read1", self.stream.read)(size or CHUNK)
+        if data:
+            self.buf += self.text.decode(data)
+        else:
+            self.buf += self.text.decode(b"", final=True)
+            self.eof = True
+
+    def line_at(self, pos: int) -> int:
+        self.line += self.buf.count("\n", self.counted, pos)
+        self.counted = pos
+        return self.line
+
+    def skip_ws(self) -> bool:
+        """Skip whitespace; False at the end of the input."""
+        while True:
+            self.pos = _WS.match(self.buf, self.pos).end()
+            if self.pos < len(self.buf):
+                return True
+            if self.eof:
+                return False
+            self.fill()
+
+    def frames(self) -> Iterator[Frame]:
+        if not self.skip_ws():
+            return
+        if self.buf.startswith(_BOM, self.pos):
+            self.pos += 1
+            if not self.skip_ws():
+                return
+        if self.buf[self.pos] != "[":
+            yield Frame(
+                self.line_at(self.pos),
+                problem=(
+                    "INPUT-003",
+                    "the input does not start with '[' (use --input-format jsonl or "
+                    "sse for other inputs)",
+                ),
+            )
+            return
+        self.pos += 1
+        first = True
+        while True:
+            if not self.skip_ws():
+                yield Frame(
+                    self.line_at(self.pos),
+                    problem=("INPUT-003", "the JSON array ends before its closing ']'"),
+                )
+                return
+            if self.buf[self.pos] == "]":
+                self.pos += 1
+                if self.skip_ws():
+                    yield Frame(
+                        self.line_at(self.pos),
+                        problem=("INPUT-003", "data follows the JSON array's closing ']'"),
+                    )
+                return
+            if not first:
+                if self.buf[self.pos] == ",":
+                    self.pos += 1
+                    if not self.skip_ws():
+                        continue
+                    if self.buf[self.pos] == "]":
+                        yield Frame(
+                            self.line_at(self.pos),
+                            problem=("SCHEMA-001", "the array ends with a ',' and no element"),
+                        )
+                        continue
+                else:
+                    yield Frame(
+                        self.line_at(self.pos),
+                        problem=(
+                            "INPUT-003",
+                            f"expected ',' between array elements, found "
+                            f"{self.buf[self.pos]!r}; read on as if it were there",
+                        ),
+                        takes_position=False,
+                    )
+            first = False
+            yield self.element()
+
+    def element(self) -> Frame:
+        """The element at ``pos``: an object or array up to its closing bracket, anything
+        else up to the next top-level ',' or ']'."""
+        start = self.pos
+        line = self.line_at(start)
+        container = self.buf[start] in "[{"
+        scan, depth, in_string, skipped = start, 0, False, False
+        want = CHUNK
+        while True:
+            if in_string:
+                m = _STRING_END.search(self.buf, scan)
+                if m is None:
+                    scan = len(self.buf)
+                elif m.group() == "\\":
+                    if m.end() < len(self.buf):
+                        scan = m.end() + 1
+                        continue
+                    scan = m.start()  # the escaped character is in the next chunk
+                else:
+                    in_string, scan = False, m.end()
+                    continue
+            else:
+                m = _STRUCTURE.search(self.buf, scan)
+                if m is None:
+                    scan = len(self.buf)
+                else:
+                    c = m.group()
+                    if c == '"':
+                        in_string = True
+                    elif c in "[{":
+                        depth += 1
+                    elif c in "]}":
+                        if depth == 0 and c == "]":
+                            return self._cut(start, m.start(), line, skipped)
+                        depth = max(depth - 1, 0)
+                        if depth == 0 and container:
+                            return self._cut(start, m.end(), line, skipped)
+                    elif depth == 0:  # a top-level comma
+                        return self._cut(start, m.start(), line, skipped)
+                    scan = m.end()
+                    continue
+            if self.eof:
+                return self._cut(start, len(self.buf), line, skipped)
+            if skipped or scan - start > self.max_bytes:
+                # Over the limit: keep scanning for the element's end, buffering nothing.
+                skipped, self.pos = True, scan
+            else:
+                self.pos = start
+            scan -= self.pos
+            self.fill(want)  # the buffer now starts at self.pos
+            want = min(want * 2, self.max_bytes + 1)
+            start = 0
+
+    def _cut(self, start: int, end: int, line: int, skipped: bool) -> Frame:
+        self.pos = end
+        if skipped or end - start > self.max_bytes:
+            return Frame(
+                line, problem=_too_long("array element", f"at line {line}", self.max_bytes)
+            )
+        text = self.buf[start:end].rstrip()
+        if not text:
+            return Frame(line, problem=("SCHEMA-001", "the array has an empty element"))
+        return Frame(line, payload=text)
+
+
+def read_json_array(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Frame]:
+    """The elements of one JSON array, read incrementally."""
+    yield from _ArrayReader(stream, max_bytes).frames()
+
+
+# --- SSE -------------------------------------------------------------------------------------
+_SSE_FIELDS = frozenset({"data", "event", "id", "retry"})
+
+
+def read_sse(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Frame]:
+    """``data:`` frames as the AG-UI encoder writes them (``data: {...}`` + blank line)."""
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # imports httpx: only for SSE
+
+    # Invalid bytes survive as lone surrogates, and the event holding one says so.
+    text = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+    lines = SSELineDecoder()
+    events = SSEDecoder()
+    state = {"line": 0, "start": None, "data": False, "skip": False, "drop": False}
+
+    def handle(line: str) -> Iterator[Frame]:
+        state["line"] += 1
+        if state["drop"]:  # the tail of an over-long line
+            state["drop"] = False
+            return
+        if line == "":
+            sse = events.decode("")
+            start, skipped = state["start"], state["skip"]
+            state.update(start=None, data=False, skip=False)
+            if sse is not None and sse.data and not skipped:
+                yield Frame(start, payload=sse.data)
+            return
+        name = line.partition(":")[0]
+        if state["start"] is None and name == "data":
+            state["start"] = state["line"]
+        if len(line) > max_bytes:
+            state["skip"] = True
+            yield Frame(state["line"], problem=_too_long("line", str(state["line"]), max_bytes))
+            return
+        if (
+            not line.startswith(":")
+            and name not in _SSE_FIELDS
+            and line.lstrip().startswith(("{", "["))
+        ):
+            yield Frame(
+                state["line"],
+                problem=(
+                    "INPUT-002",
+                    f"line {state['line']} looks like an event but has no 'data:' "
+                    "prefix; SSE clients drop it",
+                ),
+            )
+            return
+        if name == "data":
+            state["data"] = True
+        events.decode(line)
+
+    first = True
+    # read1: return what has arrived rather than wait for a full chunk (a live stream).
+    read_some = getattr(stream, "read1", stream.read)
+    while chunk := read_some(CHUNK):
+        decoded = text.decode(chunk)
+        if first and decoded:
+            decoded, first = decoded.removeprefix(_BOM), False
+        if not decoded:
+            continue
+        for line in lines.decode(decoded):
+            yield from handle(line)
+        if sum(map(len, lines.buffer)) > max_bytes:
+            # An over-long line still being received: drop what is buffered, and its tail,
+            # and report it once however long it goes on.
+            lines.buffer = []
+            if not state["drop"]:
+                state["drop"], state["skip"] = True, True
+                yield Frame(
+                    state["line"] + 1, problem=_too_long("line", str(state["line"] + 1), max_bytes)
+                )
+    for line in lines.flush():
+        yield from handle(line)
+    if state["data"]:
+        yield Frame(
+            state["start"],
+            problem=("INPUT-002", "the stream ends inside a frame that no blank line terminated"),
+            takes_position=False,
+        )
+        yield from handle("")

@@ -1,0 +1,272 @@
+"""The stream's runs, driven by the run table (RUN-*): RUN_STARTED, RUN_FINISHED, RUN_ERROR,
+the events a settled run admits, and the end of the stream.
+
+A run's start and end are where the other lifecycles turn over, so :class:`Runs` holds them
+(downstream) and tells each when a run begins or settles; none of them holds a run.
+"""
+
+from __future__ import annotations
+
+from agui_fsm.conformance.agreement import Streamed
+from agui_fsm.conformance.chunks import ChunkLanes
+from agui_fsm.conformance.context import Ctx, Owners, some
+from agui_fsm.conformance.messages import Messages
+from agui_fsm.conformance.reasoning import Reasoning
+from agui_fsm.conformance.steps import Steps
+from agui_fsm.conformance.text import TextMessages
+from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents
+from agui_fsm.conformance.tools import ToolCalls
+from agui_fsm.machines.table import Lifecycle
+from agui_fsm.spec import COMPILED
+
+# A transport fault once the run has settled loses nothing of it: reported as a warning.
+_AFTER_RUN = {"INPUT-005": "INPUT-006"}
+_SETTLED = ("draining", "errored")
+_UNANNOUNCED = {"run_announced": False}
+
+
+class Runs:
+    """The run lifecycle of one stream and the run boundaries of everything a run carries."""
+
+    __slots__ = (
+        "ctx",
+        "implicit",
+        "interrupted",
+        "interrupts",
+        "lanes",
+        "lc",
+        "messages",
+        "owners",
+        "reasoning",
+        "run_ids",
+        "seen_first",
+        "started",
+        "state",
+        "steps",
+        "streamed",
+        "subagents",
+        "text",
+        "tools",
+    )
+
+    def __init__(
+        self,
+        ctx: Ctx,
+        *,
+        owners: Owners,
+        streamed: Streamed,
+        text: TextMessages,
+        tools: ToolCalls,
+        reasoning: Reasoning,
+        steps: Steps,
+        subagents: Subagents,
+        lanes: ChunkLanes,
+        state: SharedState,
+        interrupts: Interrupts,
+        messages: Messages,
+    ) -> None:
+        self.ctx = ctx
+        self.owners = owners
+        self.streamed = streamed
+        self.text = text
+        self.tools = tools
+        self.reasoning = reasoning
+        self.steps = steps
+        self.subagents = subagents
+        self.lanes = lanes
+        self.state = state
+        self.interrupts = interrupts
+        self.messages = messages
+        # The client has opened the request: the run table starts in 'running'. Whether the
+        # agent's RUN_STARTED has arrived is the table's run_announced guard (RUN-003).
+        self.lc = Lifecycle(COMPILED["run"], "stream")
+        self.lc.fire("start_run")
+        self.started = False
+        self.implicit = False
+        self.seen_first = False
+        self.run_ids: tuple[str | None, str | None] = (None, None)
+        self.interrupted = False
+
+    def transport_fault(self, rule: str, message: str) -> tuple[str, str]:
+        """The rule and message of an input-layer fault, given where the run is."""
+        if rule in _AFTER_RUN and self.lc.state in _SETTLED:
+            ended = "RUN_FINISHED" if self.lc.state == "draining" else "RUN_ERROR"
+            return _AFTER_RUN[rule], f"after the run had ended with {ended}, {message}"
+        return rule, message
+
+    def admit(self, kind: str) -> bool:
+        """Whether an event other than RUN_STARTED reaches the lifecycles (RUN-001/002/004-006)."""
+        ctx = self.ctx
+        if not self.seen_first:
+            self.seen_first = True
+            self.implicit = True
+            if kind == "RUN_ERROR":
+                ctx.emit("RUN-002", "the stream opens with RUN_ERROR; start runs with RUN_STARTED")
+            else:
+                ctx.emit(
+                    "RUN-001", f"the stream starts with {kind}; the first event must be RUN_STARTED"
+                )
+        state = self.lc.state
+        if state == "errored":
+            ctx.emit(
+                "RUN-005", f"{kind} after RUN_ERROR; only RUN_STARTED may follow a run's error"
+            )
+            return False
+        if state == "draining":
+            if kind == "RUN_ERROR":
+                ctx.emit(
+                    "RUN-006",
+                    "RUN_ERROR after the run already finished with "
+                    "RUN_FINISHED; end a run with one of them",
+                )
+                self.lc.fire("RUN_ERROR")
+            else:
+                ctx.emit(
+                    "RUN-004", f"{kind} after RUN_FINISHED; start a new run with RUN_STARTED first"
+                )
+            return False
+        return True
+
+    def started_run(self, ev) -> None:
+        self.seen_first = True
+        state = self.lc.state
+        run_id = getattr(ev, "run_id", None)
+        announced = {"run_announced": self.started}
+        if state != "errored" and not self.lc.can("RUN_STARTED", announced):
+            self.ctx.emit(
+                "RUN-003",
+                f"RUN_STARTED (runId {run_id!r}) while run "
+                f"{self.run_ids[1]!r} is active; end it with "
+                "RUN_FINISHED or RUN_ERROR first",
+            )
+            return
+        self.lanes.close_all()
+        if state == "errored":
+            self.lc.fire("start_run")
+            announced = _UNANNOUNCED
+        self._begin_run(ev, reset=not (state == "running" and self.implicit))
+        self.lc.fire("RUN_STARTED", announced)
+        self.started, self.implicit, self.interrupted = True, False, False
+        self.run_ids = (getattr(ev, "thread_id", None), run_id)
+
+    def _begin_run(self, ev, *, reset: bool) -> None:
+        if reset:
+            for part in (self.text, self.tools, self.reasoning, self.steps, self.subagents):
+                part.reset_run()
+            self.owners.clear()
+            self.streamed.reset_run()
+        run_input = getattr(ev, "input", None)
+        has_state = run_input is not None and run_input.state is not None
+        self.state.reset_run(run_input.state if has_state else None, has_state)
+        self.interrupts.run_started(run_input)
+        if run_input is not None and run_input.messages:
+            self.messages.run_input(run_input.messages)
+
+    def _open_items(self) -> str:
+        parts = []
+        for label, ids in (
+            ("steps", self.steps.active()),
+            ("text messages", self.text.open_ids()),
+            ("reasoning messages", self.reasoning.open_messages()),
+            ("reasoning blocks", self.reasoning.open_blocks()),
+            ("tool calls", self.tools.open_ids()),
+            ("subagents", sorted(self.subagents.active)),
+        ):
+            if ids:
+                parts.append(f"{label} {some(ids)}")
+        return "; ".join(parts)
+
+    def _settle(self) -> None:
+        self.text.settle()
+        self.tools.settle()
+        self.reasoning.settle()
+
+    def finished(self, ev) -> None:
+        ctx = self.ctx
+        thread_id, run_id = self.run_ids
+        for field, expected, actual in (
+            ("threadId", thread_id, getattr(ev, "thread_id", None)),
+            ("runId", run_id, getattr(ev, "run_id", None)),
+        ):
+            if self.started and expected is not None and actual is not None and expected != actual:
+                ctx.emit(
+                    "RUN-008",
+                    f"RUN_FINISHED {field} {actual!r} differs from RUN_STARTED's {expected!r}",
+                )
+        for rule, what, ids, closer in (
+            ("STEP-004", "step", self.steps.active(), "STEP_FINISHED"),
+            ("TEXT-005", "text message", self.text.open_ids(), "TEXT_MESSAGE_END"),
+            (
+                "REASON-006",
+                "reasoning message",
+                self.reasoning.open_messages(),
+                "REASONING_MESSAGE_END",
+            ),
+            ("REASON-006", "reasoning block", self.reasoning.open_blocks(), "REASONING_END"),
+            ("TOOL-005", "tool call", self.tools.open_ids(), "TOOL_CALL_END"),
+            ("SUB-005", "subagent", sorted(self.subagents.active), "SUBAGENT_FINISHED"),
+        ):
+            if ids:
+                many = len(ids) > 1
+                ctx.emit(
+                    rule,
+                    f"RUN_FINISHED while {what}{'s' * many} "
+                    f"{some(ids)} {'are' if many else 'is'} still "
+                    f"open; send {closer} first",
+                )
+        self._settle()
+        outcome = getattr(ev, "outcome", None)
+        kind = getattr(outcome, "type", None)
+        if kind == "success" and outcome.pending_tool_call_ids:
+            self._check_pending(outcome.pending_tool_call_ids)
+        if kind == "interrupt":
+            self.interrupts.raised(outcome)
+            self.interrupted = True
+        self.lc.fire("RUN_FINISHED")
+
+    def _check_pending(self, listed: list[str]) -> None:
+        pending = self.tools.unresolved_this_run()
+        wrong = [t for t in listed if t not in pending]
+        missing = [t for t in pending if t not in listed]
+        if wrong:
+            self.ctx.emit(
+                "RUN-009",
+                f"pendingToolCallIds names {some(wrong)}, "
+                "which this run did not leave waiting for a result",
+            )
+        if missing:
+            self.ctx.emit(
+                "RUN-009",
+                f"pendingToolCallIds leaves out "
+                f"{some(missing)}, which this run left "
+                "without a result; list all or none",
+            )
+
+    def errored(self, ev) -> None:
+        self._settle()
+        self.lc.fire("RUN_ERROR")
+
+    def end_of_stream(self, events: int) -> None:
+        """RUN-010 for an input without events, RUN-007 for a run left open."""
+        ctx = self.ctx
+        self.lanes.close_all()
+        state = self.lc.state
+        if events == 0:
+            ctx.emit(
+                "RUN-010",
+                "the input holds no AG-UI event: it is empty, or not AG-UI (JSON Lines, a "
+                "JSON array of events or an SSE stream of data: frames, in UTF-8); nothing "
+                "was validated",
+            )
+        elif state == "running" and (self.started or self.implicit):
+            still = self._open_items()
+            run = f"run {self.run_ids[1]!r}" if self.run_ids[1] else "a run"
+            ctx.emit(
+                "RUN-007",
+                f"the stream ended inside {run} without RUN_FINISHED or "
+                "RUN_ERROR" + (f"; still open: {still}" if still else ""),
+            )
+            self._settle()
+            self.lc.fire("stream_end")
+        elif state == "draining":
+            self.lc.fire("stream_end", {"has_interrupt": self.interrupted})
