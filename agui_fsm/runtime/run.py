@@ -71,13 +71,14 @@ class RunContext:
 
     # -- the assistant message ------------------------------------------------------------
 
-    def ensure_assistant(self, allow_recreate: Any = False) -> str:
+    def ensure_assistant(self, allow_recreate: Any = False, despite_collision: bool = False) -> str:
         repo = self.rt.repo
         cached = self.assistant_id
         if cached is not None and repo.has(cached):
             return cached
         if cached is not None and (
-            self.collided or not (allow_recreate() if callable(allow_recreate) else allow_recreate)
+            (self.collided and not despite_collision)
+            or not (allow_recreate() if callable(allow_recreate) else allow_recreate)
         ):
             return cached
         head = repo.head_id
@@ -93,20 +94,23 @@ class RunContext:
         return created
 
     def apply_update(self, snapshot: RunSnapshot) -> None:
-        target = self.ensure_assistant(lambda: self._recreates_for(snapshot))
+        shows = self._shows_interrupt(snapshot)
+        target = self.ensure_assistant(
+            lambda: shows or snapshot.has_stream_content(), despite_collision=shows
+        )
         resolved = self.rt._update_assistant(target, snapshot)
         if resolved != self.assistant_id:
             self.assistant_id = resolved
 
-    def _recreates_for(self, snapshot: RunSnapshot) -> bool:
-        """Whether a snapshot dropped placeholder is recreated for this update: stream
-        content does it; an interrupt outcome does where the interrupt machine's
-        RUN_FINISHED edge shows the interrupt on a message (``show_on_message``)."""
-        if snapshot.trigger == "RUN_FINISHED" and snapshot.interrupts:
-            taken = self.rt.machines["interrupt"].step("absent", "RUN_FINISHED")
-            if taken is not None and "show_on_message" in taken.effects:
-                return True
-        return snapshot.has_stream_content()
+    def _shows_interrupt(self, snapshot: RunSnapshot) -> bool:
+        """Whether this update is an interrupt outcome the interrupt machine's RUN_FINISHED
+        edge shows on a message (``show_on_message``): a placeholder a snapshot dropped is
+        recreated for it, even when the server's message id named a message off the
+        visible branch (the recreated message carries the run's content as well)."""
+        if snapshot.trigger != "RUN_FINISHED" or not snapshot.interrupts:
+            return False
+        taken = self.rt.machines["interrupt"].step("absent", "RUN_FINISHED")
+        return taken is not None and "show_on_message" in taken.effects
 
     def adopt_server_message_id(self, server_id: str, start_new: bool) -> None:
         rt = self.rt
