@@ -25,10 +25,9 @@ from agui_fsm.errors import (
     UsageError,
 )
 from agui_fsm.machines.table import PROFILES, Lifecycle
-from agui_fsm.runtime.conversions import (
+from agui_fsm.runtime.from_agui import (
     from_agui_messages,
     like_to_message,
-    persisted_interrupts,
 )
 from agui_fsm.runtime.guards import check_message_like, check_value
 from agui_fsm.runtime.history import HistorySync, LoadedHistory
@@ -51,6 +50,7 @@ from agui_fsm.runtime.runs import RunOps
 from agui_fsm.runtime.snapshots import keep_known_results, known_results
 from agui_fsm.runtime.tool_executor import Tool, ToolExecutor
 from agui_fsm.runtime.tool_results import ToolResultOps, all_resolved
+from agui_fsm.runtime.wire_meta import persisted_interrupts
 from agui_fsm.spec import COMPILED_BY_PROFILE
 
 log = logging.getLogger("agui_fsm.runtime")
