@@ -60,3 +60,24 @@ def test_the_found_sequence_breaks_no_invariant() -> None:
     harness, problems, _ = run_letters([LETTERS[k] for k in SNAPSHOT_COLLISION_INTERRUPT], **START)
     harness.close()
     assert problems == []
+
+
+# A decided tool approval left its call 'args_ended' (half-way, invariant 7): the
+# approval's run had settled already, so no run_settled edge moved the call on.
+APPROVAL_DECIDED = (
+    "append",
+    "TOOL_CALL_CHUNK(tc1)",
+    "RUN_FINISHED(approval tc1)",
+    "stream_end",
+    "submit_interrupt_responses(resolved)",
+)
+
+
+def test_a_decided_approval_leaves_its_call_awaiting_the_result() -> None:
+    options = {**START, "lenient": False}
+    harness, problems, _ = run_letters([LETTERS[k] for k in APPROVAL_DECIDED], **options)
+    try:
+        assert problems == []
+        assert harness.observation.tool_states[("m1", "tc1")] == "awaiting_result"
+    finally:
+        harness.close()
