@@ -25,6 +25,7 @@ from agui_fsm.errors import (
     UsageError,
 )
 from agui_fsm.machines.table import PROFILES, Lifecycle
+from agui_fsm.runtime.diagnostics import Diagnostic
 from agui_fsm.runtime.from_agui import (
     from_agui_messages,
     like_to_message,
@@ -59,29 +60,6 @@ PERSISTABLE = frozenset(
 )
 _UNSET: Any = object()
 QUEUE_POLICIES = {"spec": ("queue", "refuse"), "reference": ("overlap", "refuse")}
-
-
-class Diagnostic:
-    """Something the runtime noticed and kept going: a lenient-mode protocol violation,
-    a STATE_DELTA that could not be applied. ``run`` is the 0-based run number."""
-
-    __slots__ = ("error", "index", "run")
-
-    def __init__(self, error: Exception, run: int | None, index: int | None) -> None:
-        self.error = error
-        self.run = run
-        self.index = index
-
-    @property
-    def rule(self) -> str:
-        return getattr(self.error, "rule", type(self.error).__name__)
-
-    @property
-    def message(self) -> str:
-        return str(self.error)
-
-    def __repr__(self) -> str:
-        return f"Diagnostic(run={self.run}, index={self.index}, {self.message!r})"
 
 
 class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):

@@ -22,7 +22,7 @@ from agui_fsm.machines.table import Lifecycle
 from agui_fsm.runtime.state import apply_state_delta
 
 if TYPE_CHECKING:
-    from agui_fsm.runtime.core import ThreadRuntime
+    from agui_fsm.runtime.host import RunHost
 
 E = EventType
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
@@ -40,7 +40,7 @@ class AgentRunError(AguiFsmError):
 class RunContext:
     def __init__(
         self,
-        runtime: ThreadRuntime,
+        runtime: RunHost,
         run_id: str,
         parent_id: str | None,
         eager: bool,
