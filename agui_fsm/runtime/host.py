@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from agui_fsm.aggregator import RunSnapshot
 from agui_fsm.machines.table import CompiledMachine
+from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.history import HistorySync
 from agui_fsm.runtime.messages import Message
 from agui_fsm.runtime.repository import MessageRepository
@@ -17,6 +17,7 @@ from agui_fsm.runtime.repository import MessageRepository
 class RunHost(Protocol):
     repo: MessageRepository
     history: HistorySync
+    assistants: AssistantMessages
     machines: Mapping[str, CompiledMachine]
     profile: str
     show_thinking: bool
@@ -32,14 +33,6 @@ class RunHost(Protocol):
     def _diagnose(self, error: Exception, run: Any = None) -> None: ...
 
     def _run_failed(self, run: Any, error: BaseException) -> None: ...
-
-    def _insert_placeholder(self, parent_id: str | None, message_id: str | None) -> str: ...
-
-    def _reassign(self, old: str, new: str) -> bool: ...
-
-    def _update_assistant(self, message_id: str, snapshot: RunSnapshot) -> str: ...
-
-    def _complete_for_next_message(self, message_id: str, trigger: str = ...) -> str: ...
 
     def _import_messages_snapshot(self, raw: Sequence[Any], active_id: str | None) -> None: ...
 

@@ -88,7 +88,7 @@ class RunContext:
         parent = head
         if use_selected and self.assistant_parent_id and repo.has(self.assistant_parent_id):
             parent = self.assistant_parent_id
-        created = self.rt._insert_placeholder(parent, cached)
+        created = self.rt.assistants.insert_placeholder(parent, cached)
         self.assistant_id = created
         self.rt.history.mark_pending(created, parent)
         return created
@@ -98,7 +98,7 @@ class RunContext:
         target = self.ensure_assistant(
             lambda: shows or snapshot.has_stream_content(), despite_collision=shows
         )
-        resolved = self.rt._update_assistant(target, snapshot)
+        resolved = self.rt.assistants.update(target, snapshot)
         if resolved != self.assistant_id:
             self.assistant_id = resolved
 
@@ -117,16 +117,18 @@ class RunContext:
         if start_new and self.assistant_id is not None:
             event = self.aggregator.current_event
             trigger = event.type.value if event is not None else "TEXT_MESSAGE_START"
-            previous = self.rt._complete_for_next_message(self.ensure_assistant(False), trigger)
+            previous = self.rt.assistants.complete_for_next_message(
+                self.ensure_assistant(False), trigger
+            )
             self.assistant_id = None
             if rt.repo.has(previous):
-                created = rt._insert_placeholder(previous, None)
+                created = rt.assistants.insert_placeholder(previous, None)
                 self.assistant_id = created
                 rt.history.mark_pending(created, previous)
         placeholder = self.ensure_assistant(True)
         if placeholder == server_id:
             return
-        reassigned = rt._reassign(placeholder, server_id)
+        reassigned = rt.assistants.reassign(placeholder, server_id)
         adopts_collision = (
             not reassigned and server_id not in self.run_start_ids and rt.repo.head_id == server_id
         )
