@@ -75,8 +75,9 @@ INTERRUPT = MachineTable(
     effects={
         "expose_interrupt": "list the interrupt in pending_interrupts",
         "record_response": "send the response in the resume run's input (resume array)",
-        "show_on_message": "if a MESSAGES_SNAPSHOT dropped the run's placeholder, recreate "
-        "the run's message to carry the interrupt: the client never holds an interrupt the "
+        "show_on_message": "if a MESSAGES_SNAPSHOT dropped the run's placeholder (even when "
+        "the server's message id then named a message off the visible branch), recreate the "
+        "run's message to carry the interrupt: the client never holds an interrupt the "
         "thread does not show",
         "hold_resume": "a resume that tool results made due does not start past the "
         "interrupt (the reference starts it and @ag-ui/client refuses it); the run that "

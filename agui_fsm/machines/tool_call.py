@@ -40,7 +40,8 @@ TOOL_CALL = MachineTable(
         "started": "TOOL_CALL_START seen, no argument delta yet",
         "streaming_args": "argument deltas are arriving",
         "args_ended": "TOOL_CALL_END seen; no result yet",
-        "awaiting_result": "its run settled without a result: the front end must answer",
+        "awaiting_result": "its run settled without a result: the front end must answer (or, "
+        "its approval decided, the resume run's backend)",
         "awaiting_approval": "a tool_call interrupt gates this call until a person answers",
         "resolved": "a result is recorded (backend, front end or MCP app)",
         "cancelled": "auto-cancelled: resolved with error 'Tool call cancelled by user'",
@@ -114,7 +115,13 @@ TOOL_CALL = MachineTable(
             "awaiting_approval",
             do="attach_approval",
         ),
-        edge("submit_interrupt_responses", "awaiting_approval", "args_ended", do="settle_approval"),
+        # The approval's run has settled already: no run_settled edge will move the call on.
+        edge(
+            "submit_interrupt_responses",
+            "awaiting_approval",
+            "awaiting_result",
+            do="settle_approval",
+        ),
         edge("run_settled", (*OPEN_ARGS, "args_ended"), "awaiting_result"),
     ),
     guards={

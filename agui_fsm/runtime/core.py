@@ -19,30 +19,24 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agui_fsm.aggregator import RunSnapshot
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE
 from agui_fsm.errors import (
     UsageError,
 )
 from agui_fsm.machines.table import PROFILES, Lifecycle
-from agui_fsm.runtime.conversions import (
+from agui_fsm.runtime.assistant import AssistantMessages
+from agui_fsm.runtime.diagnostics import Diagnostic
+from agui_fsm.runtime.from_agui import (
     from_agui_messages,
     like_to_message,
-    persisted_interrupts,
 )
 from agui_fsm.runtime.guards import check_message_like, check_value
 from agui_fsm.runtime.history import HistorySync, LoadedHistory
 from agui_fsm.runtime.interrupts import InterruptOps
 from agui_fsm.runtime.messages import (
-    OPTIMISTIC_PREFIX,
     Message,
-    assistant_metadata,
     default_id,
-    is_optimistic_id,
     is_resolved,
-    new_status_life,
-    status_for,
-    status_name,
 )
 from agui_fsm.runtime.observe import RunQueue, RunView
 from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
@@ -50,38 +44,13 @@ from agui_fsm.runtime.run import AgentRunError, RunContext
 from agui_fsm.runtime.runs import RunOps
 from agui_fsm.runtime.snapshots import keep_known_results, known_results
 from agui_fsm.runtime.tool_executor import Tool, ToolExecutor
-from agui_fsm.runtime.tool_results import ToolResultOps, all_resolved
+from agui_fsm.runtime.tool_results import ToolResultOps
+from agui_fsm.runtime.wire_meta import persisted_interrupts
 from agui_fsm.spec import COMPILED_BY_PROFILE
 
 log = logging.getLogger("agui_fsm.runtime")
-PERSISTABLE = frozenset(
-    {"complete", "incomplete_error", "incomplete_cancelled", "requires_action_interrupt"}
-)
 _UNSET: Any = object()
 QUEUE_POLICIES = {"spec": ("queue", "refuse"), "reference": ("overlap", "refuse")}
-
-
-class Diagnostic:
-    """Something the runtime noticed and kept going: a lenient-mode protocol violation,
-    a STATE_DELTA that could not be applied. ``run`` is the 0-based run number."""
-
-    __slots__ = ("error", "index", "run")
-
-    def __init__(self, error: Exception, run: int | None, index: int | None) -> None:
-        self.error = error
-        self.run = run
-        self.index = index
-
-    @property
-    def rule(self) -> str:
-        return getattr(self.error, "rule", type(self.error).__name__)
-
-    @property
-    def message(self) -> str:
-        return str(self.error)
-
-    def __repr__(self) -> str:
-        return f"Diagnostic(run={self.run}, index={self.index}, {self.message!r})"
 
 
 class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
@@ -170,6 +139,15 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         self.new_id = id_factory
         self.repo = MessageRepository()
         self.history = HistorySync(history)
+        self.assistants = AssistantMessages(
+            self.repo,
+            self.history,
+            self.machines,
+            lambda: self.new_id(),
+            lambda: self._state,
+            self._notify,
+            self._on_assistant_status,
+        )
         self._state: Any = None
         self._run: RunContext | None = None  # the latest run started: what cancel aborts
         self._running = False
@@ -327,143 +305,15 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         self.diagnostics.append(Diagnostic(error, self.run_count - 1 if run else None, index))
         log.info("%s", error)
 
-    def _status_life(self, message: Message) -> Lifecycle:
-        if message.status_life is None:
-            message.status_life = new_status_life(message, status_name(message.status))
-            self._adopt(message)
-        return message.status_life
-
-    def _adopt(self, message: Message) -> None:
-        """Bind an imported message's machines to this runtime's profile (the conversions
-        build them on the default profile's tables; the states are the same)."""
-        if message.status_life is not None:
-            message.status_life.machine = self.machines["message_status"]
-        for life in message.tool_lives.values():
-            life.machine = self.machines["tool_call"]
-
-    def _set_status(
-        self, message: Message, life: Lifecycle, trigger: str, guards: Any, error: Any = None
-    ) -> Any:
-        taken = life.fire(trigger, guards)
-        message.status = status_for(taken.dest, error)
-        return taken
-
-    # -- the run's assistant message ---------------------------------------------------------
-
-    def _insert_placeholder(self, parent_id: str | None, message_id: str | None) -> str:
-        message_id = message_id or OPTIMISTIC_PREFIX + self.new_id()
-        extra = {"isOptimistic": True} if is_optimistic_id(message_id) else {}
-        message = Message(
-            message_id,
-            "assistant",
-            [],
-            status=status_for("running"),
-            metadata=assistant_metadata(unstable_state=self._state, **extra),
-        )
-        message.status_life = Lifecycle(self.machines["message_status"], message_id)
-        message.status_life.fire("RUN_STARTED")
-        self.repo.add_or_update(parent_id if parent_id is not None else self.repo.head_id, message)
-        self.repo.switch_to_branch(message_id)
-        self._notify()
-        return message_id
-
-    def _reassign(self, old: str, new: str) -> bool:
-        """Rename the placeholder ``old`` to ``new``; if ``new`` exists, drop the placeholder."""
-        if old == new:
-            return True
-        found = self.repo.get(old)
-        if found is None:
-            return False
-        message, parent_id = found
-        collides = self.repo.has(new)
-        if collides:
-            self.repo.delete(old, parent_id)
-        else:
-            renamed = _renamed(message, new)
-            self.repo.add_or_update(parent_id, renamed)
-            self.repo.switch_to_branch(new)
-            self.repo.try_delete(old)
-        self.history.reassign(old, new, collides)
-        self._notify()
-        return not collides
-
-    def _update_assistant(self, message_id: str, snapshot: RunSnapshot) -> str:
-        found = self.repo.get(message_id)
-        if found is None or found[0].role != "assistant":
-            return message_id
-        message = found[0]
-        message.attach(snapshot)
-        taken = None
-        target = snapshot.status_name
-        if target is not None:
-            life = self._status_life(message)
-            if life.state != target:
-                guards = self._status_guards(message, snapshot)
-                trigger = snapshot.trigger
-                if not life.can(trigger, guards):
-                    trigger, guards = "snapshot", {f"reports_{target}": True}
-                taken = self._set_status(message, life, trigger, guards, snapshot.error)
-            elif target == "incomplete_error":
-                message.status = status_for(target, snapshot.error)
-        return self._after_status_change(message_id, message, taken)
-
-    def _after_status_change(self, message_id: str, message: Message, taken: Any) -> str:
-        resolved = message_id
-        state = self._status_life(message).state
-        if state != "running" and is_optimistic_id(message_id):
-            stable = self.new_id()
-            self._reassign(message_id, stable)
-            resolved = stable
-        else:
-            self._notify()
-        if state in PERSISTABLE:
-            current = self.repo.get(resolved)
-            if current is not None:
-                self.history.persist_assistant(current[0])
+    def _on_assistant_status(self, message_id: str, taken: Any) -> None:
+        """What an assistant message's status change means for the thread."""
         if taken is not None:
             # expose_interrupts, or a later event re-asserting the interrupt status
             if "expose_interrupts" in taken.effects or taken.dest == "requires_action_interrupt":
                 self._sync_interrupts("RUN_FINISHED")
             if "resume_if_due" in taken.effects:
-                self._pending_resume = resolved
-        self._maybe_resume_after_tool_results(resolved, "snapshot")
-        return resolved
-
-    def _status_guards(self, message: Message, snapshot: RunSnapshot) -> Callable[[str], bool]:
-        aggregator = snapshot._agg
-
-        def guard(name: str) -> bool:
-            if name == "has_interrupt":
-                return (
-                    bool(snapshot.interrupts)
-                    and snapshot.status_name == "requires_action_interrupt"
-                )
-            if name == "outcome_success":
-                return aggregator.outcome == "success"
-            if name == "has_unresolved_tool_calls":
-                return aggregator.has_unresolved_tool_calls
-            if name in ("client_results_resolve_all", "all_tool_calls_resolved"):
-                return all_resolved(message)
-            return False
-
-        return guard
-
-    def _complete_for_next_message(
-        self, message_id: str, trigger: str = "TEXT_MESSAGE_START"
-    ) -> str:
-        """The run goes on in a new message: complete this one (status only)."""
-        found = self.repo.get(message_id)
-        if found is None or found[0].role != "assistant":
-            return message_id
-        message = found[0]
-        life = self._status_life(message)
-        taken = None
-        if life.state != "complete":
-            guards = {"starts_new_message": True}
-            if not life.can(trigger, guards):
-                trigger, guards = "snapshot", {"reports_complete": True}
-            taken = self._set_status(message, life, trigger, guards)
-        return self._after_status_change(message_id, message, taken)
+                self._pending_resume = message_id
+        self._maybe_resume_after_tool_results(message_id, "snapshot")
 
     # -- the user's operations ---------------------------------------------------------------
 
@@ -677,7 +527,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
         active = found[0] if found and found[0].role == "assistant" else None
         converted = from_agui_messages(raw, show_thinking=self.show_thinking, new_id=self.new_id)
         for message in converted:
-            self._adopt(message)
+            self.assistants.adopt(message)
         keep_known_results(converted, known_results(self.repo.messages()), self.machines)
         contains_active = active is not None and any(m.id == active.id for m in converted)
         preserves = (
@@ -725,7 +575,7 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
                     previous = message.id
                 loaded = LoadedHistory(messages=items)
             for item in loaded.messages:
-                self._adopt(item.message)
+                self.assistants.adopt(item.message)
             self.repo.apply_loaded(loaded.head_id, list(loaded.messages))
             self.history.loaded([item.message.id for item in loaded.messages])
             self._sync_interrupts("import_snapshot")
@@ -744,26 +594,6 @@ class ThreadRuntime(ToolResultOps, InterruptOps, RunOps):
     async def flush_history(self) -> None:
         """Wait for history adapter calls in flight (asynchronous adapters)."""
         await self.history.flush()
-
-
-def _renamed(message: Message, new_id: str) -> Message:
-    """The same message under ``new_id``, without the optimistic flag."""
-    other = Message(
-        new_id,
-        message.role,
-        created_at=message.created_at,
-        status=message.status,
-        attachments=message.attachments,
-        name=message.name,
-    )
-    other._content = message._content
-    other._meta = {k: v for k, v in message._meta.items() if k != "isOptimistic"}
-    other._source = message._source
-    other._preserved = message._preserved
-    other._overrides = message._overrides
-    other.status_life = message.status_life
-    other.tool_lives = message.tool_lives
-    return other
 
 
 __all__ = ["AgentRunError", "Diagnostic", "ThreadRuntime", "persisted_interrupts"]

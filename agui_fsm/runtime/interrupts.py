@@ -145,7 +145,7 @@ class InterruptOps:
         if found is None or found[0].role != "assistant":
             return
         message = found[0]
-        life = self._status_life(message)
+        life = self.assistants.status_life(message)
         if life.state != "requires_action_interrupt":
             return
         metadata = dict(message.metadata)
@@ -172,7 +172,7 @@ class InterruptOps:
                 )
                 if "forget_interrupt" in taken.effects:
                     self._forget_agent_interrupt(entry["interruptId"])
-        self._set_status(message, life, "submit_interrupt_responses", {})
+        self.assistants.set_status(message, life, "submit_interrupt_responses", {})
         self._notify()
 
     async def submit_interrupt_responses(self, responses: Sequence[Mapping[str, Any]]) -> None:

@@ -90,12 +90,6 @@ class MessageRepository:
     def _dirty(self) -> None:
         self._path = None
 
-    @staticmethod
-    def _leaf(node: _Node) -> _Node | None:
-        while node.next is not None:
-            node = node.next
-        return node if node.message is not None else None
-
     def _select_path_to(self, node: _Node) -> None:
         current: _Node | None = node
         while current is not None:
@@ -121,12 +115,12 @@ class MessageRepository:
         parent_or_root = parent or self._root
         parent_or_root.children.append(node.message.id)
         node.prev = parent
-        if self._leaf(node) is self._head and self._head is not None:
+        if _leaf(node) is self._head and self._head is not None:
             self._select_path_to(node)
         elif parent_or_root.next is None:
             parent_or_root.next = node
             if self._head is parent_or_root:
-                self._head = self._leaf(node)
+                self._head = _leaf(node)
         self._set_levels(node, parent.level + 1 if parent else 0)
 
     def add_or_update(self, parent_id: str | None, message: Message) -> None:
@@ -177,7 +171,7 @@ class MessageRepository:
         self._cut(node)
         del self._nodes[message_id]
         if self._head is node:
-            self._head = self._leaf(replacement or self._root)
+            self._head = _leaf(replacement or self._root)
         self._dirty()
 
     def try_delete(self, message_id: str) -> bool:
@@ -212,7 +206,7 @@ class MessageRepository:
             raise UsageError(f"branch {message_id!r} not found")
         previous = self._head
         self._select_path_to(node)
-        self._head = self._leaf(node)
+        self._head = _leaf(node)
         self._evict_optimistic(previous)
         self._dirty()
 
@@ -318,15 +312,7 @@ class MessageRepository:
         """Replace the tree with a loaded one; a degenerate one (duplicate ids, a missing
         parent or head) is loaded as a straight line, later duplicates winning."""
         head = head_id if head_id is not None else (items[-1].message.id if items else None)
-        ids: set[str] = set()
-        degenerate = False
-        for item in items:
-            if item.message.id in ids:
-                degenerate = True
-                break
-            ids.add(item.message.id)
-        if head is not None and head not in ids:
-            degenerate = True
+        degenerate = _duplicates_or_lost_head(items, head)
         if not degenerate:
             self.clear()
             imported: set[str] = set()
@@ -346,6 +332,21 @@ class MessageRepository:
             self.reset_head(previous)
         elif head is not None:
             self.select_head(head)
+
+
+def _leaf(node: _Node) -> _Node | None:
+    while node.next is not None:
+        node = node.next
+    return node if node.message is not None else None
+
+
+def _duplicates_or_lost_head(items: list[RepositoryItem], head: str | None) -> bool:
+    ids: set[str] = set()
+    for item in items:
+        if item.message.id in ids:
+            return True
+        ids.add(item.message.id)
+    return head is not None and head not in ids
 
 
 def parents_first(items: list[RepositoryItem], known) -> list[RepositoryItem]:

@@ -22,7 +22,7 @@ from agui_fsm.machines.table import Lifecycle
 from agui_fsm.runtime.state import apply_state_delta
 
 if TYPE_CHECKING:
-    from agui_fsm.runtime.core import ThreadRuntime
+    from agui_fsm.runtime.host import RunHost
 
 E = EventType
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
@@ -40,7 +40,7 @@ class AgentRunError(AguiFsmError):
 class RunContext:
     def __init__(
         self,
-        runtime: ThreadRuntime,
+        runtime: RunHost,
         run_id: str,
         parent_id: str | None,
         eager: bool,
@@ -71,13 +71,14 @@ class RunContext:
 
     # -- the assistant message ------------------------------------------------------------
 
-    def ensure_assistant(self, allow_recreate: Any = False) -> str:
+    def ensure_assistant(self, allow_recreate: Any = False, despite_collision: bool = False) -> str:
         repo = self.rt.repo
         cached = self.assistant_id
         if cached is not None and repo.has(cached):
             return cached
         if cached is not None and (
-            self.collided or not (allow_recreate() if callable(allow_recreate) else allow_recreate)
+            (self.collided and not despite_collision)
+            or not (allow_recreate() if callable(allow_recreate) else allow_recreate)
         ):
             return cached
         head = repo.head_id
@@ -87,42 +88,47 @@ class RunContext:
         parent = head
         if use_selected and self.assistant_parent_id and repo.has(self.assistant_parent_id):
             parent = self.assistant_parent_id
-        created = self.rt._insert_placeholder(parent, cached)
+        created = self.rt.assistants.insert_placeholder(parent, cached)
         self.assistant_id = created
         self.rt.history.mark_pending(created, parent)
         return created
 
     def apply_update(self, snapshot: RunSnapshot) -> None:
-        target = self.ensure_assistant(lambda: self._recreates_for(snapshot))
-        resolved = self.rt._update_assistant(target, snapshot)
+        shows = self._shows_interrupt(snapshot)
+        target = self.ensure_assistant(
+            lambda: shows or snapshot.has_stream_content(), despite_collision=shows
+        )
+        resolved = self.rt.assistants.update(target, snapshot)
         if resolved != self.assistant_id:
             self.assistant_id = resolved
 
-    def _recreates_for(self, snapshot: RunSnapshot) -> bool:
-        """Whether a snapshot dropped placeholder is recreated for this update: stream
-        content does it; an interrupt outcome does where the interrupt machine's
-        RUN_FINISHED edge shows the interrupt on a message (``show_on_message``)."""
-        if snapshot.trigger == "RUN_FINISHED" and snapshot.interrupts:
-            taken = self.rt.machines["interrupt"].step("absent", "RUN_FINISHED")
-            if taken is not None and "show_on_message" in taken.effects:
-                return True
-        return snapshot.has_stream_content()
+    def _shows_interrupt(self, snapshot: RunSnapshot) -> bool:
+        """Whether this update is an interrupt outcome the interrupt machine's RUN_FINISHED
+        edge shows on a message (``show_on_message``): a placeholder a snapshot dropped is
+        recreated for it, even when the server's message id named a message off the
+        visible branch (the recreated message carries the run's content as well)."""
+        if snapshot.trigger != "RUN_FINISHED" or not snapshot.interrupts:
+            return False
+        taken = self.rt.machines["interrupt"].step("absent", "RUN_FINISHED")
+        return taken is not None and "show_on_message" in taken.effects
 
     def adopt_server_message_id(self, server_id: str, start_new: bool) -> None:
         rt = self.rt
         if start_new and self.assistant_id is not None:
             event = self.aggregator.current_event
             trigger = event.type.value if event is not None else "TEXT_MESSAGE_START"
-            previous = self.rt._complete_for_next_message(self.ensure_assistant(False), trigger)
+            previous = self.rt.assistants.complete_for_next_message(
+                self.ensure_assistant(False), trigger
+            )
             self.assistant_id = None
             if rt.repo.has(previous):
-                created = rt._insert_placeholder(previous, None)
+                created = rt.assistants.insert_placeholder(previous, None)
                 self.assistant_id = created
                 rt.history.mark_pending(created, previous)
         placeholder = self.ensure_assistant(True)
         if placeholder == server_id:
             return
-        reassigned = rt._reassign(placeholder, server_id)
+        reassigned = rt.assistants.reassign(placeholder, server_id)
         adopts_collision = (
             not reassigned and server_id not in self.run_start_ids and rt.repo.head_id == server_id
         )

@@ -22,10 +22,6 @@ from agui_fsm.errors import (
     ProtocolViolation,
 )
 from agui_fsm.events import EventSchemaError, parse_event
-from agui_fsm.runtime.conversions import (
-    to_agui_messages,
-    to_agui_tools,
-)
 from agui_fsm.runtime.interrupts import parse_time
 from agui_fsm.runtime.messages import (
     Message,
@@ -39,6 +35,10 @@ from agui_fsm.runtime.pipeline import (
     legacy_thinking_event,
 )
 from agui_fsm.runtime.run import RunContext
+from agui_fsm.runtime.to_agui import (
+    to_agui_messages,
+    to_agui_tools,
+)
 
 log = logging.getLogger("agui_fsm.runtime")
 

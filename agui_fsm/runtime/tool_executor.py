@@ -23,6 +23,7 @@ from typing import Any
 from agui_fsm.errors import UsageError
 from agui_fsm.machines.table import PROFILES, Lifecycle
 from agui_fsm.machines.tool_execution import DISCARDING, START_ORDER
+from agui_fsm.runtime.diagnostics import Diagnostic
 from agui_fsm.runtime.tool_parts import (
     DELTA_TRIGGERS,
     NOT_JSON,
@@ -324,8 +325,6 @@ class ToolExecutor:
             log.info("submitting the result of %s failed: %s", entry.life.instance, exc)
 
     def _report(self, rule: str, message: str, tool_call_id: str | None = None) -> None:
-        from agui_fsm.runtime.core import Diagnostic  # the runtime imports this module
-
         diagnostic = ToolArgsDiagnostic(rule, message, tool_call_id)
         self.diagnostics.append(diagnostic)
         self.runtime.diagnostics.append(Diagnostic(diagnostic, None, None))

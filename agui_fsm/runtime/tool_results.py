@@ -49,13 +49,13 @@ class ToolResultOps:
         if found is None or found[0].role != "assistant":
             return False
         message = found[0]
-        life = self._status_life(message)
+        life = self.assistants.status_life(message)
         if life.state != "requires_action_tool_calls" or not all_resolved(message):
             return False
         guards = {"all_tool_calls_resolved": True}
         if not life.can(trigger, guards):
             return False
-        self._set_status(message, life, trigger, guards)
+        self.assistants.set_status(message, life, trigger, guards)
         self._notify()
         self.history.persist_assistant(message)
         return True

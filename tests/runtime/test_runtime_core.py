@@ -962,7 +962,8 @@ def test_tool_approvals_resume_once_the_batch_is_decided() -> None:
         {"id": "i1", "approved": True},
         {"id": "i2", "approved": False, "reason": "no"},
     ]
-    assert rt.messages[1].tool_life("c1").state == "args_ended"
+    # decided and sent: the call waits for its result, never half-way (invariant 7)
+    assert rt.messages[1].tool_life("c1").state == "awaiting_result"
 
 
 def test_an_interrupt_message_is_persisted_before_it_is_answered() -> None:

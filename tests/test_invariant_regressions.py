@@ -1,0 +1,83 @@
+"""Sequences the Hypothesis stateful test (tests/test_invariants.py) found against the spec
+profile, replayed letter for letter so each fix stays fixed."""
+
+from __future__ import annotations
+
+import pytest
+
+from agui_fsm.explore import alphabet, full_alphabet, quiet_runtime_logs, run_letters
+
+# The stateful test draws from the table-derived letters (full_alphabet).
+LETTERS = {letter.key: letter for letter in (*alphabet("full"), *full_alphabet())}
+
+# append was refused for an interrupt no message showed: the second snapshot dropped the
+# placeholder, TEXT_MESSAGE_CONTENT(m2) named a message now off the visible branch (the
+# placeholder collided with it), so RUN_FINISHED(interrupt) had no message to show the
+# interrupt on, and after the stream raised the agent still held it.
+SNAPSHOT_COLLISION_INTERRUPT = (
+    "reload",
+    "MESSAGES_SNAPSHOT(text)",
+    "MESSAGES_SNAPSHOT",
+    "TEXT_MESSAGE_CONTENT(m2)",
+    "RUN_FINISHED(interrupt)",
+    "stream_raises",
+    "append",
+)
+START = {
+    "auto_cancel_pending_tool_calls": False,
+    "show_thinking": False,
+    "history": None,
+    "run_started_first": True,
+    "lenient": True,
+}
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with quiet_runtime_logs():
+        yield
+
+
+def test_an_interrupt_after_a_collided_placeholder_is_shown_then_superseded() -> None:
+    keys = SNAPSHOT_COLLISION_INTERRUPT
+    harness, problems, position = run_letters([LETTERS[k] for k in keys[:5]], **START)
+    try:
+        assert (problems, position) == ([], -1)
+        # RUN_FINISHED(interrupt) recreated the run's message to show it (show_on_message).
+        assert harness.observation.interrupt_gate
+        assert harness.runtime.interrupt_states == {"int1": "pending"}
+        _, step, after = harness.step(LETTERS["stream_raises"])
+        assert harness.runtime.agent_interrupts == []
+        assert harness.runtime.interrupt_states == {"int1": "superseded"}
+        _, step, after = harness.step(LETTERS["append"])
+        assert step.error is None
+        assert after.is_running
+    finally:
+        harness.close()
+
+
+def test_the_found_sequence_breaks_no_invariant() -> None:
+    harness, problems, _ = run_letters([LETTERS[k] for k in SNAPSHOT_COLLISION_INTERRUPT], **START)
+    harness.close()
+    assert problems == []
+
+
+# A decided tool approval left its call 'args_ended' (half-way, invariant 7): the
+# approval's run had settled already, so no run_settled edge moved the call on.
+APPROVAL_DECIDED = (
+    "append",
+    "TOOL_CALL_CHUNK(tc1)",
+    "RUN_FINISHED(approval tc1)",
+    "stream_end",
+    "submit_interrupt_responses(resolved)",
+)
+
+
+def test_a_decided_approval_leaves_its_call_awaiting_the_result() -> None:
+    options = {**START, "lenient": False}
+    harness, problems, _ = run_letters([LETTERS[k] for k in APPROVAL_DECIDED], **options)
+    try:
+        assert problems == []
+        assert harness.observation.tool_states[("m1", "tc1")] == "awaiting_result"
+    finally:
+        harness.close()
