@@ -62,6 +62,15 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+def _short_help(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, cut at a word with "..." (as click's own
+    short help is, for a command not imported yet)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 3, 0)].rsplit(" ", 1)[0]
+    return cut.rstrip(" .,;:") + "..."
+
+
 class LazyGroup(click.Group):
     """A group whose :data:`LAZY_COMMANDS` are imported on first use."""
 
@@ -85,9 +94,7 @@ class LazyGroup(click.Group):
             if loaded is not None:
                 rows.append((name, loaded.get_short_help_str(limit)))
             else:
-                rows.append(
-                    (name, click.utils.make_default_short_help(LAZY_COMMANDS[name][2], limit))
-                )
+                rows.append((name, _short_help(LAZY_COMMANDS[name][2], limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
