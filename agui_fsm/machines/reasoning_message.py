@@ -82,7 +82,13 @@ REASONING_MESSAGE = MachineTable(
             edge("REASONING_MESSAGE_END", state, state, when="by_client", do="close_reasoning_part")
             for state in ("block_open", "message_ended", "ended")
         ),
-        edge("REASONING_END", ("block_open", "message_ended"), "ended", do="close_reasoning_part"),
+        edge(
+            "REASONING_END",
+            ("block_open", "message_ended"),
+            "ended",
+            unless="without_block",
+            do="close_reasoning_part",
+        ),
         edge("REASONING_END", "message_open", "ended", when="by_client", do="close_reasoning_part"),
         edge("REASONING_END", "ended", "ended", when="by_client", do="close_reasoning_part"),
         edge("run_settled", ("block_open", "message_open", "message_ended"), "ended"),
@@ -90,6 +96,8 @@ REASONING_MESSAGE = MachineTable(
     guards={
         "by_client": "taken by the client runtime, which renders streams the protocol "
         "forbids; the validator never passes it",
+        "without_block": "no REASONING_START opened this id (its message came alone): "
+        "REASONING_END has no edge (REASON-005); the client never passes it",
     },
     effects={
         "open_reasoning_part": "add a reasoning part at the end of the part order and make "
