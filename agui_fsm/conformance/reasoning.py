@@ -8,7 +8,7 @@ table as the ``without_block`` guard of REASONING_END.
 from __future__ import annotations
 
 from agui_fsm.conformance.agreement import Streamed
-from agui_fsm.conformance.context import Ctx, Owners
+from agui_fsm.conformance.context import STARTS_STREAM, Ctx, Owners
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
@@ -157,7 +157,11 @@ class Reasoning:
 
     def open_chunk(self, mid: str, tag: str | None) -> bool:
         item = self.items.get(mid)
-        if item is not None and item.lc.state == "message_open":
+        if (
+            item is not None
+            and item.lc.state == "message_open"
+            and not item.lc.can("REASONING_MESSAGE_CHUNK", STARTS_STREAM)
+        ):
             self.ctx.emit(
                 "CHUNK-004",
                 f"REASONING_MESSAGE_CHUNK names reasoning message "

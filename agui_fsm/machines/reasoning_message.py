@@ -54,8 +54,15 @@ REASONING_MESSAGE = MachineTable(
         ),
         edge(
             "REASONING_MESSAGE_CHUNK",
-            ("absent", "block_open", "message_ended", "message_open"),
+            ("absent", "block_open", "message_ended"),
             "message_open",
+            do="append_reasoning",
+        ),
+        edge(
+            "REASONING_MESSAGE_CHUNK",
+            "message_open",
+            "message_open",
+            unless="starts_chunk_stream",
             do="append_reasoning",
         ),
         edge("REASONING_MESSAGE_CONTENT", "message_open", "message_open", do="append_reasoning"),
@@ -98,6 +105,9 @@ REASONING_MESSAGE = MachineTable(
         "forbids; the validator never passes it",
         "without_block": "no REASONING_START opened this id (its message came alone): "
         "REASONING_END has no edge (REASON-005); the client never passes it",
+        "starts_chunk_stream": "the chunk is the first of its chunk stream: on a message "
+        "REASONING_MESSAGE_START opened it has no edge (CHUNK-004: @ag-ui/client would "
+        "start the message a second time); the client never passes it",
     },
     effects={
         "open_reasoning_part": "add a reasoning part at the end of the part order and make "
