@@ -17,6 +17,9 @@ from agui_fsm.errors import UsageError
 MISSING = object()
 """No owner on record (distinct from None, which is the parent agent)."""
 
+STARTS_STREAM: dict[str, bool] = {"starts_chunk_stream": True}
+"""The guards of a stream's first *_CHUNK: on an entity its START opened, no edge (CHUNK-004)."""
+
 
 def severities(overrides: Mapping[str, str] | None = None) -> dict[str, Severity | None]:
     """Each rule's effective severity (None: turned off), the catalogue's unless overridden.

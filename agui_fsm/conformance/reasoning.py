@@ -1,14 +1,14 @@
 """REASONING_* per messageId, driven by the reasoning_message table (REASON-*).
 
-Whether REASONING_START opened a reasoning id (:attr:`ReasoningItem.span`) is kept beside
-the table: the table keeps a block and its message under one id, and does not say which
-opened it.
+Whether REASONING_START opened a reasoning id (:attr:`ReasoningItem.span`) is a fact the
+table does not keep (a block and its message share one id); the validator hands it to the
+table as the ``without_block`` guard of REASONING_END.
 """
 
 from __future__ import annotations
 
 from agui_fsm.conformance.agreement import Streamed
-from agui_fsm.conformance.context import Ctx, Owners
+from agui_fsm.conformance.context import STARTS_STREAM, Ctx, Owners
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
@@ -126,26 +126,29 @@ class Reasoning:
     def end(self, ev) -> None:
         mid = ev.message_id
         item = self.items.get(mid)
-        if item is None or not item.span:
+        guards = {"without_block": item is None or not item.span}
+        if item is not None and item.lc.can("REASONING_END", guards):
+            self._owned(mid, ev.subagent_run_id)
+            item.span = False
+            item.lc.fire("REASONING_END", guards)
+        elif guards["without_block"]:
             self.ctx.emit(
                 "REASON-005",
                 f"no reasoning block {mid!r} is open; send "
                 "REASONING_START with this messageId first",
             )
-            return
-        self.owners.check(
-            self.ctx, self.owners.reasoning, "reasoning message", mid, ev.subagent_run_id
-        )
-        item.span = False
-        if item.lc.can("REASONING_END"):
-            item.lc.fire("REASONING_END")
         else:
+            self._owned(mid, ev.subagent_run_id)
+            item.span = False
             self.ctx.emit(
                 "REASON-008",
                 f"REASONING_END closes block {mid!r} while its "
                 "reasoning message is still open; send "
                 "REASONING_MESSAGE_END first",
             )
+
+    def _owned(self, mid: str, tag: str | None) -> None:
+        self.owners.check(self.ctx, self.owners.reasoning, "reasoning message", mid, tag)
 
     def signature(self, mid: str) -> None:
         item = self.items.get(mid)
@@ -154,7 +157,11 @@ class Reasoning:
 
     def open_chunk(self, mid: str, tag: str | None) -> bool:
         item = self.items.get(mid)
-        if item is not None and item.lc.state == "message_open":
+        if (
+            item is not None
+            and item.lc.state == "message_open"
+            and not item.lc.can("REASONING_MESSAGE_CHUNK", STARTS_STREAM)
+        ):
             self.ctx.emit(
                 "CHUNK-004",
                 f"REASONING_MESSAGE_CHUNK names reasoning message "

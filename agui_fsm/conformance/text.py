@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from agui_fsm.conformance.agreement import Streamed
-from agui_fsm.conformance.context import Ctx, Owners
+from agui_fsm.conformance.context import STARTS_STREAM, Ctx, Owners
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
 TEXT = COMPILED["text_message"]
+CHUNK = "TEXT_MESSAGE_CHUNK"
 
 
 class TextMessages:
@@ -97,7 +98,7 @@ class TextMessages:
     def open_chunk(self, mid: str, tag: str | None, role: str | None) -> bool:
         """A first TEXT_MESSAGE_CHUNK; True when closing its stream must end the message."""
         lc = self.msgs.get(mid)
-        if lc is not None and lc.state == "open":
+        if lc is not None and lc.state == "open" and not lc.can(CHUNK, STARTS_STREAM):
             self.ctx.emit(
                 "CHUNK-004",
                 f"TEXT_MESSAGE_CHUNK names text message {mid!r}, which "

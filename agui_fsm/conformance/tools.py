@@ -1,16 +1,17 @@
 """TOOL_CALL_* and TOOL_CALL_RESULT per toolCallId, across runs, driven by the tool_call
 table (TOOL-*).
 
-A tool call's START..END bracket (:attr:`ToolCall.bracket`) is kept beside the table: the
-tool_call table lets a result arrive while arguments still stream and resolves the call, yet
-TOOL_CALL_END must still follow, as verifyEvents requires.
+A tool call's START..END bracket (:attr:`ToolCall.bracket`) is a fact the table does not
+keep: a result may arrive while arguments still stream and resolves the call (TOOL-008), yet
+its arguments and TOOL_CALL_END must still follow, as verifyEvents requires. The validator
+hands it to the table as the ``args_open`` guard.
 """
 
 from __future__ import annotations
 
 from agui_fsm import jsonwire
 from agui_fsm.conformance.agreement import Streamed
-from agui_fsm.conformance.context import MISSING, Ctx, Owners, who
+from agui_fsm.conformance.context import MISSING, STARTS_STREAM, Ctx, Owners, who
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
@@ -22,6 +23,8 @@ oldest are forgotten (their late results then read as TOOL-007), so memory stays
 For TOOL-012 the ids of the previous run's finished calls are kept too, one run back only."""
 
 _NO_APP_RESULT = {"has_app_result": False}
+_ARGS_OPEN = {"args_open": True}
+_ARGS_CLOSED = {"args_open": False}
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -45,6 +48,10 @@ class ToolCall:
         self.streamed = bracket
         self.args: list[str] | None = [] if bracket else None
         self.args_size = 0
+
+    def guards(self) -> dict[str, bool]:
+        """The validator's guards for this call's argument triggers."""
+        return _ARGS_OPEN if self.bracket else _ARGS_CLOSED
 
 
 class ToolCalls:
@@ -155,9 +162,9 @@ class ToolCalls:
             return
         self._open(tid, ev.parent_message_id, ev.subagent_run_id, "TOOL_CALL_START")
 
-    def _require_open(self, tid: str, rule: str) -> ToolCall | None:
+    def _require_open(self, tid: str, rule: str, trigger: str) -> ToolCall | None:
         call = self.calls.get(tid)
-        if call is not None and call.bracket:
+        if call is not None and call.lc.can(trigger, call.guards()):
             return call
         if call is None:
             self.ctx.emit(
@@ -173,7 +180,7 @@ class ToolCalls:
         return None
 
     def args(self, ev) -> None:
-        call = self._require_open(ev.tool_call_id, "TOOL-003")
+        call = self._require_open(ev.tool_call_id, "TOOL-003", "TOOL_CALL_ARGS")
         if call is None:
             return
         self.owners.check(
@@ -183,8 +190,9 @@ class ToolCalls:
 
     @staticmethod
     def _append(call: ToolCall, delta: str | None, trigger: str) -> None:
-        if call.lc.can(trigger):
-            call.lc.fire(trigger)
+        guards = call.guards()
+        if call.lc.can(trigger, guards):
+            call.lc.fire(trigger, guards)
         if delta and call.args is not None:
             call.args_size += len(delta)
             if call.args_size > MAX_ARGS_BYTES:
@@ -193,7 +201,7 @@ class ToolCalls:
                 call.args.append(delta)
 
     def end(self, ev) -> None:
-        call = self._require_open(ev.tool_call_id, "TOOL-004")
+        call = self._require_open(ev.tool_call_id, "TOOL-004", "TOOL_CALL_END")
         if call is None:
             return
         self.owners.check(
@@ -202,12 +210,13 @@ class ToolCalls:
         self._close(ev.tool_call_id, call)
 
     def _close(self, tid: str, call: ToolCall) -> None:
+        guards = call.guards()
         call.bracket = False
         text = "".join(call.args or ())
         call.args = None
         self.record.tool_args(tid, text)
-        if call.lc.can("TOOL_CALL_END"):
-            call.lc.fire("TOOL_CALL_END")
+        if call.lc.can("TOOL_CALL_END", guards):
+            call.lc.fire("TOOL_CALL_END", guards)
         if text.strip():
             try:
                 jsonwire.loads(text)
@@ -257,7 +266,11 @@ class ToolCalls:
     # --- chunks --------------------------------------------------------------------------
     def open_chunk(self, tid: str, parent: str | None, tag: str | None) -> bool:
         call = self.calls.get(tid)
-        if call is not None and call.bracket:
+        if (
+            call is not None
+            and call.bracket
+            and not call.lc.can("TOOL_CALL_CHUNK", {**call.guards(), **STARTS_STREAM})
+        ):
             self.ctx.emit(
                 "CHUNK-004",
                 f"TOOL_CALL_CHUNK names tool call {tid!r}, which "

@@ -54,8 +54,15 @@ REASONING_MESSAGE = MachineTable(
         ),
         edge(
             "REASONING_MESSAGE_CHUNK",
-            ("absent", "block_open", "message_ended", "message_open"),
+            ("absent", "block_open", "message_ended"),
             "message_open",
+            do="append_reasoning",
+        ),
+        edge(
+            "REASONING_MESSAGE_CHUNK",
+            "message_open",
+            "message_open",
+            unless="starts_chunk_stream",
             do="append_reasoning",
         ),
         edge("REASONING_MESSAGE_CONTENT", "message_open", "message_open", do="append_reasoning"),
@@ -82,7 +89,13 @@ REASONING_MESSAGE = MachineTable(
             edge("REASONING_MESSAGE_END", state, state, when="by_client", do="close_reasoning_part")
             for state in ("block_open", "message_ended", "ended")
         ),
-        edge("REASONING_END", ("block_open", "message_ended"), "ended", do="close_reasoning_part"),
+        edge(
+            "REASONING_END",
+            ("block_open", "message_ended"),
+            "ended",
+            unless="without_block",
+            do="close_reasoning_part",
+        ),
         edge("REASONING_END", "message_open", "ended", when="by_client", do="close_reasoning_part"),
         edge("REASONING_END", "ended", "ended", when="by_client", do="close_reasoning_part"),
         edge("run_settled", ("block_open", "message_open", "message_ended"), "ended"),
@@ -90,6 +103,11 @@ REASONING_MESSAGE = MachineTable(
     guards={
         "by_client": "taken by the client runtime, which renders streams the protocol "
         "forbids; the validator never passes it",
+        "without_block": "no REASONING_START opened this id (its message came alone): "
+        "REASONING_END has no edge (REASON-005); the client never passes it",
+        "starts_chunk_stream": "the chunk is the first of its chunk stream: on a message "
+        "REASONING_MESSAGE_START opened it has no edge (CHUNK-004: @ag-ui/client would "
+        "start the message a second time); the client never passes it",
     },
     effects={
         "open_reasoning_part": "add a reasoning part at the end of the part order and make "

@@ -27,7 +27,7 @@ TEXT_MESSAGE = MachineTable(
             "TEXT_MESSAGE_START", ("open", "ended"), "open", when="by_client", do="target_text_part"
         ),
         edge("TEXT_MESSAGE_CHUNK", "absent", "open", do=("open_text_part", "append_text")),
-        edge("TEXT_MESSAGE_CHUNK", "open", "open", do="append_text"),
+        edge("TEXT_MESSAGE_CHUNK", "open", "open", unless="starts_chunk_stream", do="append_text"),
         edge("TEXT_MESSAGE_CHUNK", "ended", "open", when="by_client", do="append_text"),
         edge("TEXT_MESSAGE_CONTENT", "open", "open", do="append_text"),
         edge(
@@ -44,6 +44,9 @@ TEXT_MESSAGE = MachineTable(
     guards={
         "by_client": "taken by the client runtime, which renders streams the protocol "
         "forbids; the validator never passes it",
+        "starts_chunk_stream": "the chunk is the first of its chunk stream: on a message "
+        "TEXT_MESSAGE_START opened it has no edge (CHUNK-004: @ag-ui/client would "
+        "start the message a second time); the client never passes it",
     },
     effects={
         "open_text_part": "add a text part at the end of the part order and make it the "

@@ -61,7 +61,13 @@ TOOL_CALL = MachineTable(
         ),
         edge("import_snapshot", "absent", "awaiting_result", do="import_part"),
         edge("TOOL_CALL_ARGS", OPEN_ARGS, "streaming_args", do="append_args"),
-        edge("TOOL_CALL_CHUNK", OPEN_ARGS, "streaming_args", do="append_args"),
+        edge(
+            "TOOL_CALL_CHUNK",
+            OPEN_ARGS,
+            "streaming_args",
+            unless="starts_chunk_stream",
+            do="append_args",
+        ),
         *(
             edge(trigger, state, state, when="by_client", do="append_args")
             for trigger in ("TOOL_CALL_ARGS", "TOOL_CALL_CHUNK")
@@ -71,6 +77,22 @@ TOOL_CALL = MachineTable(
         *(
             edge("TOOL_CALL_END", state, state, when="by_client")
             for state in ("args_ended", "awaiting_result", "awaiting_approval", *RESOLVED)
+        ),
+        *(
+            e
+            for state in RESOLVED
+            for e in (
+                edge("TOOL_CALL_ARGS", state, state, when="args_open", do="append_args"),
+                edge(
+                    "TOOL_CALL_CHUNK",
+                    state,
+                    state,
+                    when="args_open",
+                    unless="starts_chunk_stream",
+                    do="append_args",
+                ),
+                edge("TOOL_CALL_END", state, state, when="args_open"),
+            )
         ),
         edge("TOOL_CALL_RESULT", RESOLVABLE, "resolved", do="record_backend_result"),
         edge(
@@ -134,6 +156,12 @@ TOOL_CALL = MachineTable(
         "is_mcp_app": "the ACTIVITY_SNAPSHOT has activityType 'mcp-apps' and a ui:// "
         "resourceUri, and names this call (or it is the last one resolved)",
         "snapshot_has_result": "the mcp-apps snapshot content carries a result object",
+        "args_open": "a result came before TOOL_CALL_END (TOOL-008): the call's START..END "
+        "bracket is still open, so its arguments and TOOL_CALL_END follow as verifyEvents "
+        "requires; the client never passes it",
+        "starts_chunk_stream": "the chunk is the first of its chunk stream: on a call "
+        "TOOL_CALL_START opened it has no edge (CHUNK-004: @ag-ui/client would start the "
+        "call a second time); the client never passes it",
     },
     effects={
         "create_part": "add a tool-call part: under its parentMessageId's text part if that "
