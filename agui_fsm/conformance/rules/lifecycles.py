@@ -34,7 +34,8 @@ RUN_TEXT_CHUNK: tuple[Rule, ...] = (
         "RUN_STARTED while a run is active",
         """A second RUN_STARTED arrived before the run ended with RUN_FINISHED or RUN_ERROR.
        The run table's 'running' state begins at the client's request, before the agent's
-       RUN_STARTED, so this check sits beside the table. The current run continues.""",
+       RUN_STARTED, so the table tells the two apart with the guard run_announced: a
+       RUN_STARTED already seen in this run has no edge. The current run continues.""",
         "same",
         ("AGUI002",),
         "run",
