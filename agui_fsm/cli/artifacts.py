@@ -57,6 +57,16 @@ def diagram(formats: tuple[str, ...], out: Path, detail: str) -> None:
         raise click.ClickException(str(exc)) from exc
 
 
+def _write(text: str, out: Path) -> None:
+    """``text`` to the file ``out`` (its path echoed), or to stdout when ``out`` is '-'."""
+    if str(out) == "-":
+        click.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    click.echo(out)
+
+
 @click.command()
 @click.option(
     "--out",
@@ -71,12 +81,7 @@ def docs(out: Path) -> None:
     Per machine its states, transitions, guards, effects and diagram, and the links between
     the machines (the diagrams come from `agui-fsm diagram`)."""
     text = machines_markdown()
-    if str(out) == "-":
-        click.echo(text, nl=False)
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    click.echo(out)
+    _write(text, out)
 
 
 @click.group()
@@ -95,9 +100,4 @@ def spec() -> None:
 def export(out: Path) -> None:
     """Every machine as JSON: states, initial, terminal, transitions with guards and effects."""
     text = export_spec_json()
-    if str(out) == "-":
-        click.echo(text, nl=False)
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    click.echo(out)
+    _write(text, out)
