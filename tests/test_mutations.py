@@ -1,9 +1,9 @@
 """The checks can fail: a deliberately broken runtime is caught by both the Hypothesis
 stateful test and the explorer, each naming the invariant the bug breaks.
 
-The mutations are monkeypatched into :class:`~agui_fsm.runtime.ThreadRuntime` for one
-test: the deferred resume dropped (it starts while the run drains), append let through a
-pending interrupt, a client tool result lost on the next aggregator snapshot.
+The mutations are monkeypatched into the runtime's collaborators for one test: the
+deferred resume dropped (it starts while the run drains), append let through a pending
+interrupt, a client tool result lost on the next aggregator snapshot.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from agui_fsm.explore import (
     thread_state_machine,
 )
 from agui_fsm.invariants import ALL_INVARIANTS, InvariantViolation
-from agui_fsm.runtime import Message, ThreadRuntime
+from agui_fsm.runtime import Message
+from agui_fsm.runtime.interrupts import Interrupts
+from agui_fsm.runtime.runs import Runs
 
 # The spec profile (the default) holds every invariant, so a failure here is the mutation's.
 INVARIANTS = ALL_INVARIANTS
@@ -37,17 +39,17 @@ HYPOTHESIS = settings(
 
 
 def resume_while_draining(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def drain_now(self: ThreadRuntime) -> None:  # no "unless a run is streaming"
-        if self._pending_resume is None:
+    async def drain_now(self: Runs) -> None:  # no "unless a run is streaming"
+        if self.resume_due is None:
             return
-        message_id, self._pending_resume = self._pending_resume, None
-        await self._start_resume_run(message_id)
+        message_id, self.resume_due = self.resume_due, None
+        await self.start_resume(message_id)
 
-    monkeypatch.setattr(ThreadRuntime, "_drain_pending_resume", drain_now)
+    monkeypatch.setattr(Runs, "drain_resume", drain_now)
 
 
 def append_through_interrupt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ThreadRuntime, "_assert_no_pending_interrupts", lambda self: None)
+    monkeypatch.setattr(Interrupts, "assert_none_pending", lambda self: None)
 
 
 def lose_client_results(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,6 +14,7 @@ from agui_fsm.runtime.history import HistoryAdapter, LoadedHistory
 from agui_fsm.runtime.messages import Message
 from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
 from agui_fsm.runtime.run import AgentRunError
+from agui_fsm.runtime.settings import RuntimeOptions
 from agui_fsm.runtime.state import apply_state_delta
 from agui_fsm.runtime.tool_executor import ToolArgsDiagnostic, ToolExecutor
 
@@ -25,6 +26,7 @@ __all__ = [
     "Message",
     "MessageRepository",
     "RepositoryItem",
+    "RuntimeOptions",
     "ThreadRuntime",
     "ToolArgsDiagnostic",
     "ToolExecutor",

@@ -24,8 +24,8 @@ from agui_fsm.runtime.messages import (
     status_for,
     status_name,
 )
+from agui_fsm.runtime.pending import all_resolved
 from agui_fsm.runtime.repository import MessageRepository
-from agui_fsm.runtime.tool_results import all_resolved
 
 PERSISTABLE = frozenset(
     {"complete", "incomplete_error", "incomplete_cancelled", "requires_action_interrupt"}

@@ -1,43 +1,36 @@
-"""What a run (:class:`~agui_fsm.runtime.run.RunContext`) needs from the thread it writes
-into: the repository, the compiled machines, the history sync and the thread's write
-operations. ``ThreadRuntime`` provides it; the run never names the runtime class."""
+"""What a run (:class:`~agui_fsm.runtime.run.RunContext`) writes into: the repository,
+the compiled machines, the history sync, the agent state, and the thread's operations a
+stream can cause. :class:`~agui_fsm.runtime.runs.Runs` builds one per thread from its
+collaborators; the run never names the runtime."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from agui_fsm.machines.table import CompiledMachine
+from agui_fsm.runtime.agent_state import AgentState
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.history import HistorySync
-from agui_fsm.runtime.messages import Message
 from agui_fsm.runtime.repository import MessageRepository
 
 
-class RunHost(Protocol):
+@dataclass(frozen=True, slots=True)
+class RunHost:
     repo: MessageRepository
     history: HistorySync
     assistants: AssistantMessages
+    agent_state: AgentState
     machines: Mapping[str, CompiledMachine]
     profile: str
     show_thinking: bool
     thread_id: str
-    _state: Any
-    _agent_interrupts: list[dict[str, Any]]
-
-    @property
-    def messages(self) -> list[Message]: ...
-
-    def _notify(self) -> None: ...
-
-    def _diagnose(self, error: Exception, run: Any = None) -> None: ...
-
-    def _run_failed(self, run: Any, error: BaseException) -> None: ...
-
-    def _import_messages_snapshot(self, raw: Sequence[Any], active_id: str | None) -> None: ...
-
-    def find_message_id_for_tool_call(self, tool_call_id: str) -> str | None: ...
-
-    def _cross_run_tool_result(self, owner: str, event: Any) -> None: ...
-
-    def _cross_run_activity(self, owner: str, tool_call_id: str, event: Any) -> None: ...
+    notify: Callable[[], None]
+    diagnose: Callable[[Exception, Any], None]
+    run_failed: Callable[[Any, BaseException], None]
+    hold_agent_interrupts: Callable[[list[dict[str, Any]]], None]
+    import_messages_snapshot: Callable[[Sequence[Any], str | None], None]
+    owner_of_tool_call: Callable[[str], str | None]
+    cross_run_tool_result: Callable[[str, Any], None]
+    cross_run_activity: Callable[[str, str, Any], None]

@@ -1,17 +1,17 @@
 """Interrupts and tool approvals on the thread.
 
-An interrupt is pending while the visible branch's last assistant message
-requires action for it. While one is, append/reload/resume raise
-:class:`~agui_fsm.errors.InterruptPendingError`; ``submit_interrupt_responses``
-answers every open one and resumes, ``steer_away`` cancels the unanswered ones and
-sends a message, ``respond_to_tool_approval`` decides one gate of a tool-approval
-batch. Error texts are the reference's, for conformance.
+An interrupt is pending while the visible branch's last assistant message requires
+action for it. :class:`Interrupts` owns one interrupt machine per interrupt seen and the
+interrupts of the agent's last RUN_FINISHED that the next run must answer. It guards
+(append, reload and resume raise :class:`~agui_fsm.errors.InterruptPendingError` while
+one is pending) and turns the client's answers into the resume a run carries:
+``answer`` (every open interrupt), ``steer`` (the unanswered ones cancelled), ``decide``
+(one gate of a tool-approval batch). Error texts are the reference's, for conformance.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,46 +22,64 @@ from agui_fsm.aggregator.approvals import (
     with_tool_approval_decision,
 )
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE
-from agui_fsm.errors import (
-    InterruptPendingError,
-    UsageError,
-)
-from agui_fsm.machines.table import Lifecycle
+from agui_fsm.errors import InterruptPendingError, UsageError
+from agui_fsm.machines.table import CompiledMachine, Lifecycle
+from agui_fsm.runtime.assistant import AssistantMessages
+from agui_fsm.runtime.pending import pending_interrupts
+from agui_fsm.runtime.repository import MessageRepository
+from agui_fsm.runtime.tool_results import fire_tool_edge
 
-log = logging.getLogger("agui_fsm.runtime")
+Resume = list[dict[str, Any]]
 
 
-class InterruptOps:
-    """Interrupts and tool approvals: the pending set, the guards, the answers. Part of
-    :class:`~agui_fsm.runtime.ThreadRuntime`."""
+class Interrupts:
+    def __init__(
+        self,
+        repo: MessageRepository,
+        assistants: AssistantMessages,
+        machines: Mapping[str, CompiledMachine],
+        notify: Callable[[], None],
+    ) -> None:
+        self.repo = repo
+        self.assistants = assistants
+        self.machines = machines
+        self.notify = notify
+        self.held: Resume = []  # the agent's last RUN_FINISHED interrupts
+        self.lives: dict[str, Lifecycle] = {}
 
-    # -- interrupts --------------------------------------------------------------------------
+    def pending(self) -> tuple[str, Resume] | None:
+        return pending_interrupts(self.repo)
 
-    def _sync_interrupts(self, trigger: str) -> None:
+    # -- the machines ---------------------------------------------------------------------
+
+    def sync(self, trigger: str) -> None:
         """Bring the interrupt machines in line with the pending set after ``trigger``."""
-        pending = self.get_pending_interrupts()
+        pending = self.pending()
         open_ids = {i["id"] for i in pending[1]} if pending else set()
         for interrupt_id in open_ids:
-            life = self._interrupt_lives.get(interrupt_id)
+            life = self.lives.get(interrupt_id)
             if life is None or life.state != "pending":
-                life = self._interrupt_lives[interrupt_id] = Lifecycle(
+                life = self.lives[interrupt_id] = Lifecycle(
                     self.machines["interrupt"], interrupt_id
                 )
                 life.fire(trigger if life.can(trigger) else "import_snapshot")
-        for interrupt_id, life in self._interrupt_lives.items():
+        for interrupt_id, life in self.lives.items():
             if life.state == "pending" and interrupt_id not in open_ids and life.can(trigger):
                 taken = life.fire(trigger)
                 if "forget_interrupt" in taken.effects:
-                    self._forget_agent_interrupt(interrupt_id)
+                    self.forget(interrupt_id)
 
-    def _forget_agent_interrupt(self, interrupt_id: str) -> None:
-        self._agent_interrupts = [i for i in self._agent_interrupts if i.get("id") != interrupt_id]
+    def hold(self, interrupts: Resume) -> None:
+        self.held = interrupts
 
-    def _resume_held(self) -> bool:
+    def forget(self, interrupt_id: str) -> None:
+        self.held = [i for i in self.held if i.get("id") != interrupt_id]
+
+    def holds_resume(self) -> bool:
         """A pending interrupt the thread shows holds a due resume back (``hold_resume``)."""
-        pending = self.get_pending_interrupts()
+        pending = self.pending()
         for interrupt in pending[1] if pending else ():
-            life = self._interrupt_lives.get(interrupt["id"])
+            life = self.lives.get(interrupt["id"])
             if (
                 life is not None
                 and life.state == "pending"
@@ -71,76 +89,105 @@ class InterruptOps:
                 return True
         return False
 
-    def _assert_no_pending_interrupts(self) -> None:
-        if self.get_pending_interrupts() is not None:
+    # -- guards ---------------------------------------------------------------------------
+
+    def assert_none_pending(self) -> None:
+        if self.pending() is not None:
             raise InterruptPendingError(
                 "[agui] cannot start a new run while interrupts are pending; resolve them with "
                 "submitInterruptResponses()"
             )
 
-    def _assert_not_running(self, method: str) -> None:
-        if self._running:
-            raise UsageError(f"[agui] {method}: a run is already in progress")
-
-    async def _take_turn(self, method: str) -> None:
-        """A run is asked for (append, reload, resume): while one streams, the run machine's
-        ``request_run`` edge says whether to refuse, wait for it to settle, or overlap."""
-        run = self._run
-        if not self._running or run is None or not run.life.can("request_run"):
+    def check_run_answers(self, resume: Resume | None) -> None:
+        """``@ag-ui/client`` refuses a run that leaves an interrupt of the agent's last
+        RUN_FINISHED unanswered, or answers an expired one (its ``onInitialize``)."""
+        if not self.held:
             return
-        taken = run.life.fire(
-            "request_run", {"refuses_while_running": self.queue_policy == "refuse"}
-        )
-        if "refuse_run" in taken.effects:
-            raise UsageError(f"[agui] {method}: a run is already in progress")
-        if "queue_run" in taken.effects:
-            await self._queue.wait_until(lambda: not self._running)
-
-    @staticmethod
-    def _collect_responses(
-        method: str, interrupts: Sequence[Mapping[str, Any]], responses: Iterable[Mapping[str, Any]]
-    ) -> dict[str, dict]:
-        known = {i["id"] for i in interrupts}
-        by_id: dict[str, dict] = {}
-        for entry in responses:
-            if not isinstance(entry, Mapping) or not isinstance(entry.get("interruptId"), str):
-                raise UsageError(f"[agui] {method}: every entry must have an interruptId")
-            interrupt_id, status = entry["interruptId"], entry.get("status")
-            if status not in ("resolved", "cancelled"):
-                raise UsageError(
-                    f'[agui] {method}: invalid status "{status}" for interrupt {interrupt_id}'
-                )
-            if interrupt_id not in known:
-                raise UsageError(f"[agui] {method}: unknown interrupt id {interrupt_id}")
-            if interrupt_id in by_id:
-                raise UsageError(
-                    f"[agui] {method}: duplicate response for interrupt {interrupt_id}"
-                )
-            by_id[interrupt_id] = dict(entry)
-        return by_id
-
-    def _assert_answerable(self, method: str, interrupts: Sequence[Mapping[str, Any]]) -> None:
+        answered = {entry.get("interruptId") for entry in resume or []}
+        missing = [i["id"] for i in self.held if i["id"] not in answered]
+        if missing:
+            raise InterruptPendingError(
+                f"Thread has {len(missing)} pending interrupt(s) not addressed by resume: "
+                f"{', '.join(missing)}"
+            )
         now = datetime.now(UTC)
-        for interrupt in interrupts:
-            expires = interrupt.get("expiresAt")
-            if not expires:
-                continue
-            try:
-                when = datetime.fromisoformat(str(expires).replace("Z", "+00:00"))
-                if when.tzinfo is None:
-                    when = when.replace(tzinfo=UTC)
-            except ValueError:
-                raise UsageError(
-                    f"[agui] {method}: interrupt {interrupt['id']} has malformed expiresAt "
-                    f'"{expires}"'
-                ) from None
-            if when <= now:
-                raise UsageError(
-                    f"[agui] {method}: interrupt {interrupt['id']} expired at {expires}"
+        for interrupt in self.held:
+            expires = parse_time(interrupt.get("expiresAt"))
+            if expires is not None and expires <= now:
+                raise InterruptPendingError(
+                    f"Interrupt {interrupt['id']} expired at {interrupt['expiresAt']}"
                 )
-        self._assert_not_running(method)
 
-    def _clear_pending_interrupts(self, message_id: str, resume: list[dict[str, Any]]) -> None:
+    # -- the client's answers -------------------------------------------------------------
+
+    def answer(self, responses: Sequence[Mapping[str, Any]], running: bool) -> tuple[str, Resume]:
+        """``submit_interrupt_responses``: every open interrupt answered; the pending set is
+        cleared and the resume returned."""
+        pending = self.pending()
+        if pending is None:
+            raise UsageError(
+                "[agui] submitInterruptResponses: no pending interrupts on this thread"
+            )
+        message_id, interrupts = pending
+        by_id = _collect_responses("submitInterruptResponses", interrupts, responses)
+        missing = [i["id"] for i in interrupts if i["id"] not in by_id]
+        if missing:
+            raise UsageError(
+                "[agui] submitInterruptResponses: missing responses for open "
+                f"interrupts: {', '.join(missing)}"
+            )
+        _assert_answerable("submitInterruptResponses", interrupts, running)
+        resume = [by_id[i["id"]] for i in interrupts]
+        self.clear(message_id, resume)
+        return message_id, resume
+
+    def steer(self, responses: Sequence[Mapping[str, Any]], running: bool) -> Resume:
+        """``steer_away`` with interrupts open: the unanswered ones are answered
+        ``cancelled``; the pending set is cleared and the resume returned."""
+        message_id, interrupts = self.pending()  # type: ignore[misc]
+        by_id = _collect_responses("steerAway", interrupts, responses)
+        resume = [
+            by_id.get(i["id"], {"interruptId": i["id"], "status": "cancelled"}) for i in interrupts
+        ]
+        if running:
+            raise UsageError("[agui] steerAway: a run is already in progress")
+        self.clear(message_id, resume)
+        return resume
+
+    def decide(
+        self, approval_id: str, approved: bool, reason: str | None, running: bool
+    ) -> tuple[str, Resume | None]:
+        """``respond_to_tool_approval``: one gate decided; the resume once every gate of
+        the batch is (the pending set cleared then), else None."""
+        pending = self.pending()
+        if pending is None:
+            raise UsageError("[agui] respondToToolApproval: no pending interrupts on this thread")
+        message_id, interrupts = pending
+        message = self.repo.get(message_id)[0]  # type: ignore[index]
+        gated = project_tool_approvals(
+            interrupts, {p["toolCallId"] for p in message.content if p.get("type") == "tool-call"}
+        )
+        if not any(a["id"] == approval_id for a in gated.values()):
+            raise UsageError(
+                "[agui] respondToToolApproval: no pending tool-call interrupt for "
+                f'approval id "{approval_id}"'
+            )
+        _assert_answerable("respondToToolApproval", interrupts, running)
+        decided = with_tool_approval_decision(message.content, approval_id, approved, reason)
+        if decided is None:
+            raise UsageError(
+                f'[agui] respondToToolApproval: approval "{approval_id}" is already decided'
+            )
+        message.set_content(decided)
+        self.notify()
+        resume = build_tool_approval_resume(message.content, interrupts)
+        if resume is not None:
+            self.clear(message_id, resume)
+        return message_id, resume
+
+    def clear(self, message_id: str, resume: Resume) -> None:
+        """The answers are given: the message stops requiring action, its approval gates
+        settle, each answered interrupt's machine moves on."""
         found = self.repo.get(message_id)
         if found is None or found[0].role != "assistant":
             return
@@ -162,70 +209,59 @@ class InterruptOps:
         message.set_content([dict(p) for p in content])
         message.set_metadata(metadata)
         for tool_call_id in settled:
-            self._tool_fire(message, tool_call_id, "submit_interrupt_responses")
+            fire_tool_edge(message, tool_call_id, "submit_interrupt_responses")
         for entry in resume:
-            ilife = self._interrupt_lives.get(entry["interruptId"])
+            ilife = self.lives.get(entry["interruptId"])
             if ilife is not None and ilife.state == "pending":
                 taken = ilife.fire(
                     "submit_interrupt_responses",
                     {"response_resolved": entry.get("status") == "resolved"},
                 )
                 if "forget_interrupt" in taken.effects:
-                    self._forget_agent_interrupt(entry["interruptId"])
+                    self.forget(entry["interruptId"])
         self.assistants.set_status(message, life, "submit_interrupt_responses", {})
-        self._notify()
+        self.notify()
 
-    async def submit_interrupt_responses(self, responses: Sequence[Mapping[str, Any]]) -> None:
-        """Answer every open interrupt (``[{"interruptId", "status", "payload"?}]``) and
-        start the resume run carrying them."""
-        pending = self.get_pending_interrupts()
-        if pending is None:
-            raise UsageError(
-                "[agui] submitInterruptResponses: no pending interrupts on this thread"
-            )
-        message_id, interrupts = pending
-        by_id = self._collect_responses("submitInterruptResponses", interrupts, responses)
-        missing = [i["id"] for i in interrupts if i["id"] not in by_id]
-        if missing:
-            raise UsageError(
-                "[agui] submitInterruptResponses: missing responses for open "
-                f"interrupts: {', '.join(missing)}"
-            )
-        self._assert_answerable("submitInterruptResponses", interrupts)
-        await self._resume_with_responses(message_id, [by_id[i["id"]] for i in interrupts])
 
-    async def _resume_with_responses(self, message_id: str, resume: list[dict]) -> None:
-        self._clear_pending_interrupts(message_id, resume)
-        await self._start_run(message_id, self._last_run_config, resume)
+def _collect_responses(
+    method: str, interrupts: Sequence[Mapping[str, Any]], responses: Iterable[Mapping[str, Any]]
+) -> dict[str, dict]:
+    known = {i["id"] for i in interrupts}
+    by_id: dict[str, dict] = {}
+    for entry in responses:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("interruptId"), str):
+            raise UsageError(f"[agui] {method}: every entry must have an interruptId")
+        interrupt_id, status = entry["interruptId"], entry.get("status")
+        if status not in ("resolved", "cancelled"):
+            raise UsageError(
+                f'[agui] {method}: invalid status "{status}" for interrupt {interrupt_id}'
+            )
+        if interrupt_id not in known:
+            raise UsageError(f"[agui] {method}: unknown interrupt id {interrupt_id}")
+        if interrupt_id in by_id:
+            raise UsageError(f"[agui] {method}: duplicate response for interrupt {interrupt_id}")
+        by_id[interrupt_id] = dict(entry)
+    return by_id
 
-    async def respond_to_tool_approval(
-        self, approval_id: str, approved: bool, reason: str | None = None
-    ) -> None:
-        """Decide one tool approval; once every gate of the batch is decided, resume."""
-        pending = self.get_pending_interrupts()
-        if pending is None:
-            raise UsageError("[agui] respondToToolApproval: no pending interrupts on this thread")
-        message_id, interrupts = pending
-        message = self.repo.get(message_id)[0]  # type: ignore[index]
-        gated = project_tool_approvals(
-            interrupts, {p["toolCallId"] for p in message.content if p.get("type") == "tool-call"}
-        )
-        if not any(a["id"] == approval_id for a in gated.values()):
+
+def _assert_answerable(method: str, interrupts: Sequence[Mapping[str, Any]], running: bool) -> None:
+    now = datetime.now(UTC)
+    for interrupt in interrupts:
+        expires = interrupt.get("expiresAt")
+        if not expires:
+            continue
+        try:
+            when = datetime.fromisoformat(str(expires).replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=UTC)
+        except ValueError:
             raise UsageError(
-                "[agui] respondToToolApproval: no pending tool-call interrupt for "
-                f'approval id "{approval_id}"'
-            )
-        self._assert_answerable("respondToToolApproval", interrupts)
-        decided = with_tool_approval_decision(message.content, approval_id, approved, reason)
-        if decided is None:
-            raise UsageError(
-                f'[agui] respondToToolApproval: approval "{approval_id}" is already decided'
-            )
-        message.set_content(decided)
-        self._notify()
-        resume = build_tool_approval_resume(message.content, interrupts)
-        if resume is not None:
-            await self._resume_with_responses(message_id, resume)
+                f'[agui] {method}: interrupt {interrupt["id"]} has malformed expiresAt "{expires}"'
+            ) from None
+        if when <= now:
+            raise UsageError(f"[agui] {method}: interrupt {interrupt['id']} expired at {expires}")
+    if running:
+        raise UsageError(f"[agui] {method}: a run is already in progress")
 
 
 def parse_time(value: Any) -> datetime | None:

@@ -196,18 +196,18 @@ class RunContext:
                 if life.can("RUN_FINISHED"):
                     taken = life.fire("RUN_FINISHED")
                     if "hold_agent_interrupts" in taken.effects:
-                        self.rt._agent_interrupts = held
+                        self.rt.hold_agent_interrupts(held)
                 return
             self.finished_dispatched = True
             life.fire("RUN_FINISHED", _FIRST)
-            self.rt._agent_interrupts = held
+            self.rt.hold_agent_interrupts(held)
             self.dispatch(event)
             return
         if kind == E.RUN_ERROR:
             self.finished_dispatched = True
             life.fire("RUN_ERROR")
             self.dispatch(event)
-            self.rt._run_failed(self, AgentRunError(event.message, getattr(event, "code", None)))
+            self.rt.run_failed(self, AgentRunError(event.message, getattr(event, "code", None)))
             return
         if kind in _IGNORED:
             return
@@ -219,31 +219,32 @@ class RunContext:
         rt = self.rt
         kind = event.type
         if kind == E.STATE_SNAPSHOT:
-            rt._state = event.snapshot
-            rt._notify()
+            rt.agent_state.value = event.snapshot
+            rt.notify()
             return
         if kind == E.STATE_DELTA:
             if not event.delta:
                 return
             try:
-                rt._state = apply_state_delta(rt._state, event.delta, index=self.index)
+                state = rt.agent_state
+                state.value = apply_state_delta(state.value, event.delta, index=self.index)
             except StatePatchError as exc:
-                rt._diagnose(exc, run=self)
+                rt.diagnose(exc, self)
                 return
-            rt._notify()
+            rt.notify()
             return
         if kind == E.MESSAGES_SNAPSHOT:
-            rt._import_messages_snapshot(event.messages, self.assistant_id)
+            rt.import_messages_snapshot(event.messages, self.assistant_id)
             if self.life.can("MESSAGES_SNAPSHOT"):
                 taken = self.life.fire("MESSAGES_SNAPSHOT")
                 if "store_snapshot_messages" in taken.effects:
-                    rt.history.store_missing(rt.repo.export()[1], rt.messages)
+                    rt.history.store_missing(rt.repo.export()[1], list(rt.repo.messages()))
             return
         if kind == E.TOOL_CALL_RESULT:
             if not self.aggregator.has_tool_call(event.tool_call_id):
-                owner = rt.find_message_id_for_tool_call(event.tool_call_id)
+                owner = rt.owner_of_tool_call(event.tool_call_id)
                 if owner is not None:
-                    rt._cross_run_tool_result(owner, event)
+                    rt.cross_run_tool_result(owner, event)
                     return
         elif kind == E.ACTIVITY_SNAPSHOT:
             content = event.content if isinstance(event.content, dict) else {}
@@ -253,9 +254,9 @@ class RunContext:
                 and isinstance(tool_call_id, str)
                 and not self.aggregator.has_tool_call(tool_call_id)
             ):
-                owner = rt.find_message_id_for_tool_call(tool_call_id)
+                owner = rt.owner_of_tool_call(tool_call_id)
                 if owner is not None:
-                    rt._cross_run_activity(owner, tool_call_id, event)
+                    rt.cross_run_activity(owner, tool_call_id, event)
                     return
         self.aggregator.handle(event)
 

@@ -1,151 +1,176 @@
-"""Runs of :class:`~agui_fsm.runtime.ThreadRuntime`: the input, the stream, the settlement.
+"""The thread's runs: which one streams, what waits for it, the resume tool results make
+due, and how each run starts and settles.
 
 A run builds its RunAgentInput from the visible thread (captured before the
-placeholder), asks the agent, and feeds every item through the client pipeline:
-parse, conformance validation (a violation the client enforces fails the run;
-``lenient`` records it instead), chunk expansion, then the subscriber's routing
-(:class:`~agui_fsm.runtime.run.RunContext`). After the run settles its error is
-raised to the caller, or a resume that tool results made due starts.
+placeholder), asks the agent and passes its stream through the client pipeline
+(:class:`~agui_fsm.runtime.stream.RunStream`). After the run settles its error is
+raised to the caller, or a resume that tool results made due starts. :class:`Runs`
+drives each run's run machine (``request_run`` while one streams, ``cancel``) and gives
+every run the same :class:`~agui_fsm.runtime.host.RunHost`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agui_fsm.errors import (
-    InterruptPendingError,
-    ProtocolViolation,
-)
-from agui_fsm.events import EventSchemaError, parse_event
-from agui_fsm.runtime.interrupts import parse_time
-from agui_fsm.runtime.messages import (
-    Message,
-)
-from agui_fsm.runtime.pipeline import (
-    ChunkExpander,
-    StreamValidator,
-    as_protocol_violation,
-    client_enforces,
-    is_error,
-    legacy_thinking_event,
-)
+from agui_fsm.errors import UsageError
+from agui_fsm.runtime.agent_state import AgentState
+from agui_fsm.runtime.assistant import AssistantMessages
+from agui_fsm.runtime.history import HistorySync
+from agui_fsm.runtime.host import RunHost
+from agui_fsm.runtime.interrupts import Interrupts
+from agui_fsm.runtime.messages import Message
+from agui_fsm.runtime.observe import RunQueue
+from agui_fsm.runtime.outlet import Outlet
+from agui_fsm.runtime.repository import MessageRepository
 from agui_fsm.runtime.run import RunContext
-from agui_fsm.runtime.to_agui import (
-    to_agui_messages,
-    to_agui_tools,
-)
+from agui_fsm.runtime.settings import RuntimeSettings
+from agui_fsm.runtime.stream import RunStream
+from agui_fsm.runtime.thread_messages import ThreadMessages
+from agui_fsm.runtime.to_agui import to_agui_messages, to_agui_tools
+from agui_fsm.runtime.tool_results import ToolResults
 
 log = logging.getLogger("agui_fsm.runtime")
 
 
-class RunOps:
-    """Runs: the input, the client pipeline over the agent's stream, settlement. Part of
-    :class:`~agui_fsm.runtime.ThreadRuntime`."""
+class Runs:
+    def __init__(
+        self,
+        agent: Any,
+        settings: RuntimeSettings,
+        *,
+        repo: MessageRepository,
+        history: HistorySync,
+        assistants: AssistantMessages,
+        agent_state: AgentState,
+        interrupts: Interrupts,
+        tool_results: ToolResults,
+        thread: ThreadMessages,
+        outlet: Outlet,
+    ) -> None:
+        self.agent = agent
+        self.settings = settings
+        self.repo = repo
+        self.agent_state = agent_state
+        self.interrupts = interrupts
+        self.tool_results = tool_results
+        self.outlet = outlet
+        self.queue = RunQueue()
+        self.active: RunContext | None = None  # the latest run started: what cancel aborts
+        self.running = False
+        self.resume_due: str | None = None  # the message a due resume continues
+        self.last_run_config: dict[str, Any] = {}
+        self.count = 0
+        self._error: BaseException | None = None
+        self.host = RunHost(
+            repo=repo,
+            history=history,
+            assistants=assistants,
+            agent_state=agent_state,
+            machines=settings.machines,
+            profile=settings.profile,
+            show_thinking=settings.show_thinking,
+            thread_id=settings.thread_id,
+            notify=outlet.notify,
+            diagnose=self.diagnose,
+            run_failed=self.failed,
+            hold_agent_interrupts=interrupts.hold,
+            import_messages_snapshot=thread.import_snapshot,
+            owner_of_tool_call=tool_results.owner_of,
+            cross_run_tool_result=tool_results.cross_run_result,
+            cross_run_activity=tool_results.cross_run_activity,
+        )
 
-    # -- runs --------------------------------------------------------------------------------
+    def diagnose(self, error: Exception, run: Any = None) -> None:
+        self.outlet.diagnose(error, self.count - 1 if run else None)
 
-    def build_run_input(
+    def build_input(
         self,
         run_id: str,
         run_config: Mapping[str, Any] | None,
         messages: Sequence[Message],
         resume: list | None = None,
     ) -> dict:
-        forwarded = dict(self.forwarded_props)
+        settings = self.settings
+        forwarded = dict(settings.forwarded_props)
         custom = (run_config or {}).get("custom")
         if custom:
             forwarded["runConfig"] = custom
+        version = settings.protocol_version
         run_input: dict[str, Any] = {
-            "threadId": self.thread_id,
+            "threadId": settings.thread_id,
             "runId": run_id,
-            **({"protocolVersion": self.protocol_version} if self.protocol_version else {}),
-            "state": self._state,
-            "messages": to_agui_messages(messages, new_id=self.new_id),
-            "tools": to_agui_tools(self.tool_definitions),
-            "context": [{"description": "system", "value": self.system}] if self.system else [],
+            **({"protocolVersion": version} if version else {}),
+            "state": self.agent_state.value,
+            "messages": to_agui_messages(messages, new_id=settings.new_id),
+            "tools": to_agui_tools(settings.tool_definitions),
+            "context": (
+                [{"description": "system", "value": settings.system}] if settings.system else []
+            ),
             "forwardedProps": forwarded,
         }
         if resume is not None:
             run_input["resume"] = resume
         return run_input
 
-    def _fails_run(self, violation: Any) -> bool:
-        if self.validation == "all":
-            return is_error(violation)
-        return client_enforces(violation)
+    # -- asking for a run -----------------------------------------------------------------
 
-    def _finish_run(self, run: RunContext) -> None:
-        # As the reference: any run that ends clears the running flag.
-        if self._run is run:
-            self._run = None
-        self._running = False
-        self._notify()
+    def assert_idle(self, method: str) -> None:
+        if self.running:
+            raise UsageError(f"[agui] {method}: a run is already in progress")
 
-    def _check_agent_interrupts(self, resume: list | None) -> None:
-        """``@ag-ui/client`` refuses a run that leaves an interrupt of the agent's last
-        RUN_FINISHED unanswered, or answers an expired one (its ``onInitialize``)."""
-        pending = self._agent_interrupts
-        if not pending:
+    async def take_turn(self, method: str) -> None:
+        """A run is asked for (append, reload, resume): while one streams, the run machine's
+        ``request_run`` edge says whether to refuse, wait for it to settle, or overlap."""
+        run = self.active
+        if not self.running or run is None or not run.life.can("request_run"):
             return
-        answered = {entry.get("interruptId") for entry in resume or []}
-        missing = [i["id"] for i in pending if i["id"] not in answered]
-        if missing:
-            raise InterruptPendingError(
-                f"Thread has {len(missing)} pending interrupt(s) not addressed by resume: "
-                f"{', '.join(missing)}"
-            )
-        now = datetime.now(UTC)
-        for interrupt in pending:
-            expires = parse_time(interrupt.get("expiresAt"))
-            if expires is not None and expires <= now:
-                raise InterruptPendingError(
-                    f"Interrupt {interrupt['id']} expired at {interrupt['expiresAt']}"
-                )
+        refuses = self.settings.queue_policy == "refuse"
+        taken = run.life.fire("request_run", {"refuses_while_running": refuses})
+        if "refuse_run" in taken.effects:
+            raise UsageError(f"[agui] {method}: a run is already in progress")
+        if "queue_run" in taken.effects:
+            await self.queue.wait_until(lambda: not self.running)
 
-    def _run_failed(self, run: RunContext, error: BaseException) -> None:
-        if run.aborted:
-            return
-        self._pending_error = error
-        self._report(error)
+    # -- one run --------------------------------------------------------------------------
 
-    async def _start_run(
+    async def start(
         self,
         parent_id: str | None,
         run_config: Mapping[str, Any] | None,
         resume: list | None = None,
     ) -> None:
-        self._last_run_config = dict(run_config or {})
-        parent = self.repo.get(parent_id) if parent_id is not None else None
-        eager = parent_id is not None and parent is not None and parent_id != self.repo.head_id
-        historical = list(self.repo.messages(parent_id) if eager else self.repo.messages())
-        run_start_ids = {item.message.id for item in self.repo.export()[1]}
-        self._pending_error = None
-        run_id = self.new_id()
+        self.last_run_config = dict(run_config or {})
+        repo = self.repo
+        parent = repo.get(parent_id) if parent_id is not None else None
+        eager = parent_id is not None and parent is not None and parent_id != repo.head_id
+        historical = list(repo.messages(parent_id) if eager else repo.messages())
+        run_start_ids = {item.message.id for item in repo.export()[1]}
+        self._error = None
+        run_id = self.settings.new_id()
         run = RunContext(
-            self,
+            self.host,
             run_id,
             parent_id,
             eager,
             run_start_ids,
-            parent_id if parent is not None else self.repo.head_id,
+            parent_id if parent is not None else repo.head_id,
         )
         if eager:
             run.ensure_assistant()
-        self._run = run
-        self._running = True
+        self.active = run
+        self.running = True
         run.task = asyncio.current_task()
-        self._notify()
+        self.outlet.notify()
         try:
             run.start()
-            run_input = self.build_run_input(run_id, run_config, historical, resume)
-            self._check_agent_interrupts(resume)
-            self.run_count += 1
-            await self._consume(run, self.agent.run(run_input))
+            run_input = self.build_input(run_id, run_config, historical, resume)
+            self.interrupts.check_run_answers(resume)
+            self.count += 1
+            await RunStream(run, self.settings, self.diagnose).consume(self.agent.run(run_input))
         except asyncio.CancelledError:
             if not run.aborted:
                 raise
@@ -155,111 +180,87 @@ class RunOps:
         except Exception as exc:  # noqa: BLE001 - the run fails, the thread stays usable
             if not run.aborted:
                 run.fail(exc)
-                self._run_failed(run, exc)
+                self.failed(run, exc)
         finally:
             run.aggregator.settle()
-            self._finish_run(run)
+            self.finish(run)
         try:
-            if self._pending_error is not None:
-                error, self._pending_error = self._pending_error, None
-                self._pending_resume = None
-                self._sync_interrupts("agent_error")
-                raise error
-            if self._pending_resume is not None:
-                message_id, self._pending_resume = self._pending_resume, None
-                if not run.aborted and not self._resume_held():
-                    await self._start_resume_run(message_id)
+            await self._after(run)
         finally:
-            self._queue.wake()  # the runs queued behind this one (close_run)
+            self.queue.wake()  # the runs queued behind this one (close_run)
 
-    async def _consume(self, run: RunContext, stream: Any) -> None:
-        if inspect.isawaitable(stream):
-            stream = await stream
-        expander = ChunkExpander()
-        validator = (
-            StreamValidator(self.validator_factory)
-            if self.validator_factory is not False
-            else StreamValidator(lambda: None)
-        )
-        if hasattr(stream, "__aiter__"):
-            iterator = stream.__aiter__()
-            try:
-                while not run.aborted:
-                    try:
-                        raw = await iterator.__anext__()
-                    except StopAsyncIteration:
-                        break
-                    if run.aborted:
-                        break
-                    self._feed(run, raw, expander, validator)
-            finally:
-                close = getattr(iterator, "aclose", None)
-                if close is not None:
-                    await close()
-        else:
-            iterator = iter(stream)
-            try:
-                for raw in iterator:
-                    if run.aborted:
-                        break
-                    self._feed(run, raw, expander, validator)
-                    if run.aborted:
-                        break
-            finally:
-                close = getattr(iterator, "close", None)
-                if close is not None:
-                    close()
-        if not run.aborted:
-            # The client checks nothing at the end of a stream: these only inform.
-            for violation in validator.finish():
-                self._diagnose(as_protocol_violation(violation, run.index + 1), run)
-        run.stream_end()
+    async def _after(self, run: RunContext) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            self.resume_due = None
+            self.interrupts.sync("agent_error")
+            raise error
+        if self.resume_due is not None:
+            message_id, self.resume_due = self.resume_due, None
+            if not run.aborted and not self.interrupts.holds_resume():
+                await self.start_resume(message_id)
 
-    def _feed(
-        self, run: RunContext, raw: Any, expander: ChunkExpander, validator: StreamValidator
-    ) -> None:
-        run.index += 1
-        index = run.index
-        legacy = legacy_thinking_event(raw)
-        if legacy is not None:
-            # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
-            # open chunked message) but never hands them to the subscriber: they render
-            # nothing.
-            for expanded in list(expander.feed(legacy, index))[:-1]:
-                run.on_event(expanded)
+    def finish(self, run: RunContext) -> None:
+        # As the reference: any run that ends clears the running flag.
+        if self.active is run:
+            self.active = None
+        self.running = False
+        self.outlet.notify()
+
+    def failed(self, run: RunContext, error: BaseException) -> None:
+        if run.aborted:
             return
+        self._error = error
+        self.outlet.report(error)
+
+    def cancel(self, on_cancel: Callable[[], Any] | None) -> None:
+        """Abort the active run: its message ends incomplete/cancelled, the stream closes."""
+        run = self.active
+        if run is None:
+            return
+        run.aborted = True
         try:
-            event = parse_event(raw)
-        except EventSchemaError as exc:
-            exc.index = index
-            # The client drops an event of an unknown type (with a warning), and fails the
-            # run on a malformed one.
-            if self.lenient or exc.rule == "SCHEMA-003":
-                self._diagnose(exc, run)
-                return
-            raise
-        if run.rejects_outcome(event):
-            rejected = EventSchemaError(
-                "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
-                "profile's schema predates AG-UI 1.0)",
-                rule="SCHEMA-004",
-                index=index,
-                event_type="RUN_FINISHED",
-            )
-            if not self.lenient:
-                raise rejected
-            self._diagnose(rejected, run)
+            abort = getattr(self.agent, "abort_run", None)
+            if abort is not None:
+                abort()
+        except Exception:
+            log.exception("agent.abort_run raised")
+        finally:
+            if run.life.can("cancel"):
+                run.life.fire("cancel")
+            run.aggregator.cancel()
+            self.finish(run)
+            if on_cancel is not None:
+                on_cancel()
+            current = asyncio.current_task()
+            if run.task is not None and run.task is not current and not run.task.done():
+                run.task.cancel()
+
+    # -- the resume tool results make due ---------------------------------------------------
+
+    def on_assistant_status(self, message_id: str, taken: Any) -> None:
+        """What an assistant message's status change means beyond the message."""
+        if taken is not None:
+            # expose_interrupts, or a later event re-asserting the interrupt status
+            if "expose_interrupts" in taken.effects or taken.dest == "requires_action_interrupt":
+                self.interrupts.sync("RUN_FINISHED")
+            if "resume_if_due" in taken.effects:
+                self.resume_due = message_id
+        if self.tool_results.complete_if_resolved(message_id, "snapshot"):
+            self.resume_due = message_id
+
+    async def drain_resume(self) -> None:
+        """Start the resume a tool result made due, unless a run is still streaming (its
+        tail starts it then: two runs never overlap)."""
+        if self.running or self.resume_due is None:
             return
-        for violation in validator.check(event):
-            if not self.lenient and self._fails_run(violation):
-                raise as_protocol_violation(violation, index)
-            self._diagnose(as_protocol_violation(violation, index), run)
+        message_id, self.resume_due = self.resume_due, None
+        if not self.interrupts.holds_resume():
+            await self.start_resume(message_id)
+
+    async def start_resume(self, message_id: str) -> None:
         try:
-            events = expander.feed(event, index)
-        except ProtocolViolation as exc:
-            if not self.lenient:
-                raise
-            self._diagnose(exc, run)
-            return
-        for expanded in events:
-            run.on_event(expanded)
+            await self.start(message_id, self.last_run_config)
+        except Exception as exc:  # noqa: BLE001 - reported, as the reference's .catch(onError)
+            if exc not in self.outlet.reported_errors:
+                self.outlet.report(exc)

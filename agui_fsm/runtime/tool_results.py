@@ -1,15 +1,16 @@
 """Tool results on the thread: the client's, auto-cancellation, results of a later run.
 
-A result the client adds completes the message when every tool call has one, and
-makes a resume run due (started after the current run, if one streams). A
-TOOL_CALL_RESULT or mcp-apps ACTIVITY_SNAPSHOT for a call of an earlier message
-lands on that message and may complete it, but starts no resume: the run that
-delivered it is streaming.
+:class:`ToolResults` records a result on its tool-call part and fires the call's
+machine. A result the client adds completes the message when every tool call has one;
+the caller learns which message completed (a resume run is due for it). A
+TOOL_CALL_RESULT or mcp-apps ACTIVITY_SNAPSHOT for a call of an earlier message lands on
+that message and may complete it, but makes no resume due: the run that delivered it is
+streaming.
 """
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Callable
 from typing import Any
 
 from agui_fsm.aggregator.mcp import (
@@ -19,36 +20,55 @@ from agui_fsm.aggregator.mcp import (
     read_mcp_app_resource_uri,
 )
 from agui_fsm.aggregator.parts import json_stringify, try_parse_json
+from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_value
-from agui_fsm.runtime.messages import (
-    CANCELLED_RESULT,
-    Message,
-    is_resolved,
-)
-
-log = logging.getLogger("agui_fsm.runtime")
+from agui_fsm.runtime.history import HistorySync
+from agui_fsm.runtime.messages import CANCELLED_RESULT, Message, is_resolved
+from agui_fsm.runtime.pending import all_resolved, owner_of_tool_call, pending_tool_calls
+from agui_fsm.runtime.repository import MessageRepository
 
 
-class ToolResultOps:
-    """Tool results: the client's, auto-cancellation, cross-run results, and the resume they
-    make due. Part of :class:`~agui_fsm.runtime.ThreadRuntime`."""
+def fire_tool_edge(message: Message, tool_call_id: str, trigger: str, guards: Any = None) -> Any:
+    """Fire a client-side edge of the call's tool_call machine, if it has one there."""
+    guards = {"by_client": True, **(guards or {})}
+    life = message.tool_life(tool_call_id)
+    if life is not None and life.can(trigger, guards):
+        return life.fire(trigger, guards)
+    return None
 
-    # -- tool results ------------------------------------------------------------------------
 
-    def _tool_fire(
-        self, message: Message, tool_call_id: str, trigger: str, guards: Any = None
-    ) -> Any:
-        guards = {"by_client": True, **(guards or {})}
-        life = message.tool_life(tool_call_id)
-        if life is not None and life.can(trigger, guards):
-            return life.fire(trigger, guards)
-        return None
+class ToolResults:
+    def __init__(
+        self,
+        repo: MessageRepository,
+        assistants: AssistantMessages,
+        history: HistorySync,
+        notify: Callable[[], None],
+        auto_cancel: bool,
+    ) -> None:
+        self.repo = repo
+        self.assistants = assistants
+        self.history = history
+        self.notify = notify
+        self.auto_cancel_enabled = auto_cancel
 
-    def _maybe_complete_after_tool_results(self, message_id: str, trigger: str) -> bool:
-        found = self.repo.get(message_id)
+    def pending(self) -> tuple[str, list[str]] | None:
+        return pending_tool_calls(self.repo)
+
+    def owner_of(self, tool_call_id: str) -> str | None:
+        return owner_of_tool_call(self.repo, tool_call_id)
+
+    def _assistant(self, message_id: str | None) -> Message | None:
+        found = self.repo.get(message_id) if message_id else None
         if found is None or found[0].role != "assistant":
+            return None
+        return found[0]
+
+    def complete_if_resolved(self, message_id: str, trigger: str) -> bool:
+        """Complete the message once every tool call of it has a result."""
+        message = self._assistant(message_id)
+        if message is None:
             return False
-        message = found[0]
         life = self.assistants.status_life(message)
         if life.state != "requires_action_tool_calls" or not all_resolved(message):
             return False
@@ -56,55 +76,27 @@ class ToolResultOps:
         if not life.can(trigger, guards):
             return False
         self.assistants.set_status(message, life, trigger, guards)
-        self._notify()
+        self.notify()
         self.history.persist_assistant(message)
         return True
 
-    def _maybe_resume_after_tool_results(self, message_id: str, trigger: str) -> None:
-        if self._maybe_complete_after_tool_results(message_id, trigger):
-            self._pending_resume = message_id
-
-    async def _drain_pending_resume(self) -> None:
-        """Start the resume a tool result made due, unless a run is still streaming (its
-        tail starts it then: two runs never overlap)."""
-        if self._running or self._pending_resume is None:
-            return
-        message_id, self._pending_resume = self._pending_resume, None
-        if not self._resume_held():
-            await self._start_resume_run(message_id)
-
-    async def _start_resume_run(self, message_id: str) -> None:
-        try:
-            await self._start_run(message_id, self._last_run_config)
-        except Exception as exc:  # noqa: BLE001 - reported, as the reference's .catch(onError)
-            if exc not in self.reported_errors:
-                self._report(exc)
-
-    async def add_tool_result(
+    def add(
         self,
         tool_call_id: str,
         result: Any,
         *,
-        message_id: str | None = None,
-        is_error: bool | None = False,
-        artifact: Any = None,
-    ) -> bool:
-        """Record a front-end (or human) result on the tool call; returns whether a part
-        matched. ``is_error`` defaults to False as assistant-ui's tool-result API does
-        (None leaves the key out). When every tool call of the message is resolved the
-        message completes and a resume run starts (after the current run, if one is
-        streaming)."""
+        message_id: str | None,
+        is_error: bool | None,
+        artifact: Any,
+    ) -> tuple[bool, str | None]:
+        """The client's result: whether a part matched, and the message it completed."""
         check_value("add_tool_result", (result, artifact))
-        message_id = message_id or self.find_message_id_for_tool_call(tool_call_id)
-        found = self.repo.get(message_id) if message_id else None
-        if found is None or found[0].role != "assistant":
-            return False
-        message = found[0]
-        if not any(
+        message = self._assistant(message_id or self.owner_of(tool_call_id))
+        if message is None or not any(
             p.get("type") == "tool-call" and p.get("toolCallId") == tool_call_id
             for p in message.content
         ):
-            return False
+            return False, None
         replaced = _shown_result(message, tool_call_id)
         content = []
         for part in message.content:
@@ -116,39 +108,38 @@ class ToolResultOps:
                 if is_error is not None:
                     part["isError"] = is_error
             content.append(part)
-        taken = self._tool_fire(message, tool_call_id, "add_tool_result")
+        taken = fire_tool_edge(message, tool_call_id, "add_tool_result")
         message.set_content(content)
         if taken is not None and "override_result" in taken.effects:
             message.override(tool_call_id, replaced)
-        self._notify()
-        self._maybe_resume_after_tool_results(message.id, "add_tool_result")
-        await self._drain_pending_resume()
-        return True
+        self.notify()
+        completed = self.complete_if_resolved(message.id, "add_tool_result")
+        return True, message.id if completed else None
 
-    def _cancel_unresolved_tool_calls(self, message_id: str) -> None:
-        found = self.repo.get(message_id)
-        if found is None or found[0].role != "assistant":
+    def cancel_unresolved(self, message_id: str) -> None:
+        """Resolve every unanswered call of the message as cancelled, then complete it."""
+        message = self._assistant(message_id)
+        if message is None:
             return
-        message = found[0]
         content = []
         for part in message.content:
             if part.get("type") == "tool-call" and not is_resolved(part):
-                self._tool_fire(message, part["toolCallId"], "auto_cancel")
+                fire_tool_edge(message, part["toolCallId"], "auto_cancel")
                 part = {**part, "result": dict(CANCELLED_RESULT), "isError": True}
             content.append(part)
         message.set_content(content)
-        self._notify()
+        self.notify()
+        self.complete_if_resolved(message_id, "auto_cancel")
 
-    def _maybe_auto_cancel(self) -> None:
-        if not self.auto_cancel_pending_tool_calls:
+    def auto_cancel(self) -> None:
+        """Before a new turn (``auto_cancel_pending_tool_calls``)."""
+        if not self.auto_cancel_enabled:
             return
-        pending = self.get_pending_tool_calls()
-        if pending is None:
-            return
-        self._cancel_unresolved_tool_calls(pending[0])
-        self._maybe_complete_after_tool_results(pending[0], "auto_cancel")
+        pending = self.pending()
+        if pending is not None:
+            self.cancel_unresolved(pending[0])
 
-    def _cross_run_tool_result(self, message_id: str, event: Any) -> None:
+    def cross_run_result(self, message_id: str, event: Any) -> None:
         """A TOOL_CALL_RESULT for a tool call of an earlier message: record it there and
         complete that message if it is resolved now, but start no resume (the run that
         delivered it is streaming)."""
@@ -186,14 +177,14 @@ class ToolResultOps:
                 guards = {}
             if event.message_id:
                 part["unstable_toolMessageId"] = event.message_id
-            self._tool_fire(message, event.tool_call_id, "TOOL_CALL_RESULT", guards)
+            fire_tool_edge(message, event.tool_call_id, "TOOL_CALL_RESULT", guards)
             message.set_part(position, part)
         if not positions:
             return
-        self._notify()
-        self._maybe_complete_after_tool_results(message_id, "TOOL_CALL_RESULT")
+        self.notify()
+        self.complete_if_resolved(message_id, "TOOL_CALL_RESULT")
 
-    def _cross_run_activity(self, message_id: str, tool_call_id: str, event: Any) -> None:
+    def cross_run_activity(self, message_id: str, tool_call_id: str, event: Any) -> None:
         content_in = event.content
         uri = content_in.get("resourceUri")
         if not is_mcp_app_uri(uri):
@@ -217,7 +208,7 @@ class ToolResultOps:
                         part["modelContent"] = [{"type": "text", "text": text}]
                     part["result"] = result
                     part["isError"] = result.get("isError") is True
-                self._tool_fire(
+                fire_tool_edge(
                     message,
                     tool_call_id,
                     "ACTIVITY_SNAPSHOT",
@@ -227,8 +218,8 @@ class ToolResultOps:
         if not matched:
             return
         message.set_content(content)
-        self._notify()
-        self._maybe_complete_after_tool_results(message_id, "ACTIVITY_SNAPSHOT")
+        self.notify()
+        self.complete_if_resolved(message_id, "ACTIVITY_SNAPSHOT")
 
 
 def _shown_result(message: Message, tool_call_id: str) -> Any:
@@ -240,7 +231,3 @@ def _shown_result(message: Message, tool_call_id: str) -> Any:
         if part.get("type") == "tool-call" and part.get("toolCallId") == tool_call_id:
             return part.get("result")
     return None
-
-
-def all_resolved(message: Message) -> bool:
-    return message.unresolved_tool_calls() == 0

@@ -454,6 +454,6 @@ def test_interrupt_and_tool_lifecycles_follow_a_snapshot_import() -> None:
     rt, _ = runtime(stream(outcome=interrupt_outcome({"id": "i1", "reason": "x"})), history=None)
     run(rt.append("hi"))
     assert rt.interrupt_states["i1"] == "pending"
-    rt._import_messages_snapshot([{"id": "u", "role": "user", "content": "fresh"}], None)
+    rt._thread.import_snapshot([{"id": "u", "role": "user", "content": "fresh"}], None)
     assert rt.interrupt_states["i1"] == "superseded"
     assert rt.pending_interrupts == []

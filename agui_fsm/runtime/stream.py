@@ -1,0 +1,134 @@
+"""The client pipeline over one run's stream.
+
+Every item the agent yields is parsed, checked by the conformance validator (a
+violation the client enforces fails the run; ``lenient`` records it instead), expanded
+from chunks, and handed to the run (:meth:`~agui_fsm.runtime.run.RunContext.on_event`,
+the subscriber's routing). :class:`RunStream` is one run's pass over its stream.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from agui_fsm.errors import ProtocolViolation
+from agui_fsm.events import EventSchemaError, parse_event
+from agui_fsm.runtime.pipeline import (
+    ChunkExpander,
+    StreamValidator,
+    as_protocol_violation,
+    client_enforces,
+    is_error,
+    legacy_thinking_event,
+)
+from agui_fsm.runtime.run import RunContext
+from agui_fsm.runtime.settings import RuntimeSettings
+
+
+class RunStream:
+    def __init__(
+        self,
+        run: RunContext,
+        settings: RuntimeSettings,
+        diagnose: Callable[[Exception, Any], None],
+    ) -> None:
+        self.run = run
+        self.lenient = settings.lenient
+        self.validates_all = settings.validation == "all"
+        self.diagnose = diagnose
+        self.expander = ChunkExpander()
+        factory = settings.validator_factory
+        self.validator = StreamValidator(factory if factory is not False else lambda: None)
+
+    async def consume(self, stream: Any) -> None:
+        run = self.run
+        if inspect.isawaitable(stream):
+            stream = await stream
+        if hasattr(stream, "__aiter__"):
+            iterator = stream.__aiter__()
+            try:
+                while not run.aborted:
+                    try:
+                        raw = await iterator.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    if run.aborted:
+                        break
+                    self.feed(raw)
+            finally:
+                close = getattr(iterator, "aclose", None)
+                if close is not None:
+                    await close()
+        else:
+            iterator = iter(stream)
+            try:
+                for raw in iterator:
+                    if run.aborted:
+                        break
+                    self.feed(raw)
+                    if run.aborted:
+                        break
+            finally:
+                close = getattr(iterator, "close", None)
+                if close is not None:
+                    close()
+        if not run.aborted:
+            # The client checks nothing at the end of a stream: these only inform.
+            for violation in self.validator.finish():
+                self.diagnose(as_protocol_violation(violation, run.index + 1), run)
+        run.stream_end()
+
+    def _fails_run(self, violation: Any) -> bool:
+        if self.validates_all:
+            return is_error(violation)
+        return client_enforces(violation)
+
+    def feed(self, raw: Any) -> None:
+        run = self.run
+        expander = self.expander
+        run.index += 1
+        index = run.index
+        legacy = legacy_thinking_event(raw)
+        if legacy is not None:
+            # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
+            # open chunked message) but never hands them to the subscriber: they render
+            # nothing.
+            for expanded in list(expander.feed(legacy, index))[:-1]:
+                run.on_event(expanded)
+            return
+        try:
+            event = parse_event(raw)
+        except EventSchemaError as exc:
+            exc.index = index
+            # The client drops an event of an unknown type (with a warning), and fails the
+            # run on a malformed one.
+            if self.lenient or exc.rule == "SCHEMA-003":
+                self.diagnose(exc, run)
+                return
+            raise
+        if run.rejects_outcome(event):
+            rejected = EventSchemaError(
+                "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
+                "profile's schema predates AG-UI 1.0)",
+                rule="SCHEMA-004",
+                index=index,
+                event_type="RUN_FINISHED",
+            )
+            if not self.lenient:
+                raise rejected
+            self.diagnose(rejected, run)
+            return
+        for violation in self.validator.check(event):
+            if not self.lenient and self._fails_run(violation):
+                raise as_protocol_violation(violation, index)
+            self.diagnose(as_protocol_violation(violation, index), run)
+        try:
+            events = expander.feed(event, index)
+        except ProtocolViolation as exc:
+            if not self.lenient:
+                raise
+            self.diagnose(exc, run)
+            return
+        for expanded in events:
+            run.on_event(expanded)
