@@ -38,21 +38,34 @@ def _text_digest(text: str) -> _Digest:
 
 
 class _Text:
-    __slots__ = ("crc", "length", "role")
+    """A running CRC-32 and length of the streamed text. Deltas wait in ``parts`` (at most
+    64, so memory stays flat) and are digested together: the CRC of a concatenation is
+    the CRC chained over its pieces."""
+
+    __slots__ = ("crc", "length", "parts", "role")
 
     def __init__(self, role: str) -> None:
         self.role = role
         self.crc = 0
         self.length = 0
+        self.parts: list[str] = []
 
     def add(self, delta: str | None) -> None:
         if delta:
-            data = delta.encode("utf-8", "surrogatepass")
-            self.crc = zlib.crc32(data, self.crc)
-            self.length += len(data)
+            self.parts.append(delta)
+            if len(self.parts) >= 64:
+                self.flush()
+
+    def flush(self) -> None:
+        data = "".join(self.parts).encode("utf-8", "surrogatepass")
+        self.parts.clear()
+        self.crc = zlib.crc32(data, self.crc)
+        self.length += len(data)
 
     @property
     def digest(self) -> _Digest:
+        if self.parts:
+            self.flush()
         return self.crc, self.length
 
 

@@ -16,9 +16,10 @@ for what it evidently meant, so one fault does not hide the next.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from agui_fsm.conformance import quick, structs
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.chunks import ALL_LANES, CLOSES, OWN_LANE, ChunkLanes
 from agui_fsm.conformance.context import Ctx, Owners
@@ -80,7 +81,10 @@ class Validator:
             interrupts=interrupts,
             messages=messages,
         )
-        self._parse = EventParser(ctx).parse
+        parser = EventParser(ctx)
+        self._parse = parser.parse
+        self._accept = parser.accept
+        self._quick = quick.lanes(runs, lanes, t, tc, r)
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
@@ -125,11 +129,59 @@ class Validator:
         self, event: Mapping[str, Any] | BaseEvent | str | bytes, *, line: int | None = None
     ) -> list[Violation]:
         """Check one event; ``line`` (1-based) is copied into its violations."""
-        self._check_open("feed")
+        if self._finished:
+            self._check_open("feed")
+        take = self._quick.get(type(event))
+        if take is not None and take(event):
+            self._events += 1
+            return []
+        if type(event) is bytes:
+            ev = structs.decode_one(event)
+            if ev is not None:
+                return self._feed_struct(ev, line)
+        return self._feed_general(event, line)
+
+    def _feed_general(self, event: Any, line: int | None) -> list[Violation]:
         self._begin(line)
         ev = self._parse(event)
         if ev is not None:
             self._dispatch(ev)
+        return self._end()
+
+    def feed_lines(
+        self,
+        texts: list[bytes],
+        lines: list[int | None],
+        on_found: Callable[[list[Violation]], bool] | None = None,
+    ) -> int:
+        """Check a block of JSON texts (``lines``: where each starts), the same as one
+        :meth:`feed` each, decoded together. ``on_found(violations)`` is called after each
+        event that has some; when it returns True the block stops there. Returns the number
+        of texts taken."""
+        self._check_open("feed_lines")
+        decoded = [structs.decode(t) for t in texts]
+        clean = [ev for ev in decoded if ev is not None]
+        if clean and not structs.keys_unique(
+            [t for t, ev in zip(texts, decoded, strict=True) if ev is not None], clean
+        ):
+            decoded = [None] * len(texts)  # a repeated key somewhere: each text on its own
+        quick_get = self._quick.get
+        for i, ev in enumerate(decoded):
+            if ev is None:
+                found = self._feed_general(texts[i], lines[i])
+            else:
+                take = quick_get(type(ev))
+                if take is not None and take(ev):
+                    self._events += 1
+                    continue
+                found = self._feed_struct(ev, lines[i])
+            if found and on_found is not None and on_found(found):
+                return i + 1
+        return len(texts)
+
+    def _feed_struct(self, ev: Any, line: int | None) -> list[Violation]:
+        self._begin(line)
+        self._dispatch(self._accept(structs.KIND_OF[type(ev)], ev))
         return self._end()
 
     def feed_problem(
