@@ -26,6 +26,7 @@ from agui_fsm.conformance.context import Ctx, Owners
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
 from agui_fsm.conformance.messages import Messages
 from agui_fsm.conformance.parse import EventParser
+from agui_fsm.conformance.structs import KIND_OF
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.runs import Runs
@@ -180,9 +181,18 @@ class Validator:
         return len(texts)
 
     def _feed_struct(self, ev: Any, line: int | None) -> list[Violation]:
-        self._begin(line)
-        self._dispatch(self._accept(structs.KIND_OF[type(ev)], ev))
-        return self._end()
+        # _begin, EventParser.accept and _end, inline: most events of a stream come here.
+        ctx = self._ctx
+        found: list[Violation] = []
+        ctx.batch, ctx.index, ctx.line = found, self._events, line
+        self._events += 1
+        ctx.event_type = KIND_OF[type(ev)]
+        if ev.timestamp is not None:
+            self._accept(ctx.event_type, ev)
+        self._dispatch(ev)
+        if found:
+            self._violations.extend(found)
+        return found
 
     def feed_problem(
         self, rule: str, message: str, *, line: int | None = None, takes_position: bool = True
@@ -245,11 +255,12 @@ class Validator:
         # The usual case, an event inside a running run, needs no call into the run table.
         if (not runs.seen_first or runs.lc.state != "running") and not runs.admit(kind):
             return
-        closes = CLOSES.get(kind)
-        if closes == OWN_LANE:
-            self._lanes.close_lane(ev.subagent_run_id)
-        elif closes == ALL_LANES:
-            self._lanes.close_all()
+        if self._lanes.lanes:
+            closes = CLOSES.get(kind)
+            if closes == OWN_LANE:
+                self._lanes.close_lane(ev.subagent_run_id)
+            elif closes == ALL_LANES:
+                self._lanes.close_all()
         handler = self._handlers.get(kind)
         if handler is not None:
             handler(ev)
