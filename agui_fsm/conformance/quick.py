@@ -66,13 +66,16 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
     pending = chunk_lanes.lanes
     run_lc = runs.lc
 
-    def running() -> bool:
-        return runs.seen_first and run_lc.state == "running" and not pending and not ACTIVE_TRACES
+    # Inside a running run, no *_CHUNK stream pending, no transition trace recording:
+    #     runs.seen_first and run_lc.state == "running" and not pending and not ACTIVE_TRACES
+    # (written out in each lane below: this is the per-event path).
 
     # --- the three deltas, from their fields ---------------------------------------------
     def text_delta(mid: str, delta: str, tag: Any) -> bool:
         lc = msgs.get(mid)
-        if lc is None or lc.state != "open" or not delta or not running():
+        if lc is None or lc.state != "open" or not delta:
+            return False
+        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
             return False
         if tag is not None and owners.message.get(mid, tag) != tag:
             return False
@@ -85,7 +88,9 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
 
     def args_delta(tid: str, delta: str, tag: Any) -> bool:
         call = calls.get(tid)
-        if call is None or call.lc.state != "streaming_args" or not running():
+        if call is None or call.lc.state != "streaming_args":
+            return False
+        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
             return False
         if tag is not None and owners.tool_call.get(tid, tag) != tag:
             return False
@@ -99,7 +104,9 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
 
     def reasoning_delta(mid: str, delta: str, tag: Any) -> bool:
         item = items.get(mid)
-        if item is None or item.lc.state != "message_open" or not running():
+        if item is None or item.lc.state != "message_open":
+            return False
+        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
             return False
         if tag is not None and owners.reasoning.get(mid, tag) != tag:
             return False
@@ -168,17 +175,27 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
     # --- decoded structs (already shape-checked) ---------------------------------------------
     from agui_fsm.conformance import structs
 
-    def struct_lane(take: Callable[[str, str, Any], bool], attr: str) -> Quick:
-        def from_struct(e: Any) -> bool:
-            ts = e.timestamp
-            return (ts is None or timestamp_unit(ts) is None) and take(
-                getattr(e, attr), e.delta, e.subagent_run_id
-            )
-
-        return from_struct
-
     by_struct = structs.BY_TYPE
-    table[by_struct["TEXT_MESSAGE_CONTENT"]] = struct_lane(text_delta, "message_id")
-    table[by_struct["TOOL_CALL_ARGS"]] = struct_lane(args_delta, "tool_call_id")
-    table[by_struct["REASONING_MESSAGE_CONTENT"]] = struct_lane(reasoning_delta, "message_id")
+
+    def text_struct(e: Any) -> bool:
+        ts = e.timestamp
+        return (ts is None or timestamp_unit(ts) is None) and text_delta(
+            e.message_id, e.delta, e.subagent_run_id
+        )
+
+    def args_struct(e: Any) -> bool:
+        ts = e.timestamp
+        return (ts is None or timestamp_unit(ts) is None) and args_delta(
+            e.tool_call_id, e.delta, e.subagent_run_id
+        )
+
+    def reasoning_struct(e: Any) -> bool:
+        ts = e.timestamp
+        return (ts is None or timestamp_unit(ts) is None) and reasoning_delta(
+            e.message_id, e.delta, e.subagent_run_id
+        )
+
+    table[by_struct["TEXT_MESSAGE_CONTENT"]] = text_struct
+    table[by_struct["TOOL_CALL_ARGS"]] = args_struct
+    table[by_struct["REASONING_MESSAGE_CONTENT"]] = reasoning_struct
     return table

@@ -109,6 +109,18 @@ def decode(data: bytes) -> Any:
         return None
 
 
+def decode_all(texts: list[bytes]) -> list[Any]:
+    """:func:`decode` of each text."""
+    out: list[Any] = []
+    append = out.append
+    for text in texts:
+        try:
+            append(_decode(text))
+        except _Failed:
+            append(None)
+    return out
+
+
 def keys_unique(texts: list[bytes], decoded: list[Any]) -> bool:
     """Whether the ``texts`` that decoded into ``decoded`` (same order) repeat no key.
 

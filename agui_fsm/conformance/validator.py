@@ -16,7 +16,7 @@ for what it evidently meant, so one fault does not hide the next.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agui_fsm.conformance import quick, structs
@@ -26,11 +26,11 @@ from agui_fsm.conformance.context import Ctx, Owners
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
 from agui_fsm.conformance.messages import Messages
 from agui_fsm.conformance.parse import EventParser
-from agui_fsm.conformance.structs import KIND_OF
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.runs import Runs
 from agui_fsm.conformance.steps import Steps
+from agui_fsm.conformance.structs import KIND_OF
 from agui_fsm.conformance.text import TextMessages
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents
 from agui_fsm.conformance.tools import ToolCalls
@@ -152,7 +152,7 @@ class Validator:
     def feed_lines(
         self,
         texts: list[bytes],
-        lines: list[int | None],
+        lines: Sequence[int | None],
         on_found: Callable[[list[Violation]], bool] | None = None,
     ) -> int:
         """Check a block of JSON texts (``lines``: where each starts), the same as one
@@ -160,7 +160,7 @@ class Validator:
         event that has some; when it returns True the block stops there. Returns the number
         of texts taken."""
         self._check_open("feed_lines")
-        decoded = [structs.decode(t) for t in texts]
+        decoded = structs.decode_all(texts)
         clean = [ev for ev in decoded if ev is not None]
         if clean and not structs.keys_unique(
             [t for t, ev in zip(texts, decoded, strict=True) if ev is not None], clean
