@@ -15,20 +15,34 @@ import json
 import zlib
 from typing import Any
 
+import orjson
+
 from agui_fsm import jsonwire
 from agui_fsm.conformance.context import Ctx
 
 _Digest = tuple[int, int]  # (crc32, length)
 
 
-def _canonical(arguments: str) -> _Digest:
+UNPARSED = object()
+"""``value`` of :func:`_canonical` when the caller has not decoded ``arguments``."""
+
+
+def _canonical(arguments: str, value: Any = UNPARSED) -> _Digest:
+    """The digest of the arguments' JSON value written canonically (keys sorted, compact),
+    or of their stripped text when they are not JSON. Only digests of this one function are
+    ever compared, so any canonical spelling does; orjson's is the fast one, and the value
+    it cannot write (an integer beyond 64 bits, a lone surrogate) gets the standard one."""
+    if value is UNPARSED:
+        try:
+            value = jsonwire.loads(arguments)
+        except jsonwire.JsonProblem:
+            data = arguments.strip().encode("utf-8", "surrogatepass")
+            return zlib.crc32(data), len(data)
     try:
-        text = json.dumps(
-            jsonwire.loads(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        )
-    except jsonwire.JsonProblem:
-        text = arguments.strip()
-    data = text.encode("utf-8", "surrogatepass")
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        data = text.encode("utf-8", "surrogatepass")
     return zlib.crc32(data), len(data)
 
 
@@ -110,8 +124,9 @@ class Streamed:
         if entry is not None:
             entry.add(delta)
 
-    def tool_args(self, tid: str, arguments: str) -> None:
-        self.tools[tid] = _canonical(arguments) if arguments.strip() else None
+    def tool_args(self, tid: str, arguments: str, value: Any = UNPARSED) -> None:
+        """The streamed arguments of a tool call (``value``: their JSON, when decoded)."""
+        self.tools[tid] = _canonical(arguments, value) if arguments.strip() else None
 
     # --- the snapshot --------------------------------------------------------------------
     def check(
