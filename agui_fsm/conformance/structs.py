@@ -137,3 +137,14 @@ def decode_one(data: bytes) -> Any:
     if ev is not None and not keys_unique([data], [ev]):
         return None
     return ev
+
+
+def decode_text(text: bytes | str) -> Any:
+    """:func:`decode_one` of a JSON text given as bytes or as str (UTF-8 encoded first, as
+    the general path does; a str that cannot be is left to it)."""
+    if type(text) is str:
+        try:
+            text = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return decode_one(text)

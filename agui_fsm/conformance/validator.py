@@ -136,8 +136,9 @@ class Validator:
         if take is not None and take(event):
             self._events += 1
             return []
-        if type(event) is bytes:
-            ev = structs.decode_one(event)
+        cls = type(event)
+        if cls is bytes or cls is str:
+            ev = structs.decode_text(event)
             if ev is not None:
                 return self._feed_struct(ev, line)
         return self._feed_general(event, line)

@@ -101,6 +101,7 @@ def general_only():
     """Every fast path off: no quick lane, no struct decodes a text."""
     with (
         mock.patch.object(structs, "decode_one", lambda text: None),
+        mock.patch.object(structs, "decode_text", lambda text: None),
         mock.patch.object(structs, "decode_all", lambda texts: [None] * len(texts)),
         mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: {}),
     ):
@@ -143,9 +144,11 @@ def test_wire_dicts(stream):
 
 
 @settings(max_examples=200)
-@given(streams)
-def test_json_texts(stream):
+@given(streams, st.booleans())
+def test_json_texts(stream, as_str):
     texts = [json.dumps(e, separators=(",", ":")).encode() for e in stream]
+    if as_str:  # as SSE and JSON arrays hand them over
+        texts = [t.decode() for t in texts]
     mine = run(texts, line_numbers=True)
     with general_only():
         assert run(texts, line_numbers=True) == mine
@@ -240,11 +243,19 @@ def test_most_stories_have_a_finding_to_word():
 def test_stories_in_every_form(story):
     texts = [json.dumps(e, separators=(",", ":")).encode() for e in story]
     data = jsonl(story)
-    mine = (run(story), run(texts), run(models(story)), check(JsonLines(io.BytesIO(data))))
+    strs = [t.decode() for t in texts]
+    mine = (
+        run(story),
+        run(texts),
+        run(strs),
+        run(models(story)),
+        check(JsonLines(io.BytesIO(data))),
+    )
     with general_only():
         theirs = (
             run(story),
             run(texts),
+            run(strs),
             run(models(story)),
             check(iter(JsonLines(io.BytesIO(data)))),
         )
