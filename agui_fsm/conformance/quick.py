@@ -57,9 +57,16 @@ def _timestamp_ok(ts: Any) -> bool:
     return ts is None or timestamp_unit(ts) is None
 
 
-def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) -> dict:
+Run = Callable[[list, int], int]
+
+
+def lanes(
+    runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any
+) -> tuple[dict[type, Quick], dict[type, Run]]:
     """``{input class: quick}`` for wire dicts, the ``ag_ui.core`` models (when loaded) and
-    the decoded structs; ``quick(event)`` is True when it took the event."""
+    the decoded structs; ``quick(event)`` is True when it took the event. And ``{struct
+    class: run}``: ``run(events, i)`` takes as many of ``events[i:]`` as it can, one after
+    the other, and says how many (a block of JSON Lines is mostly runs of deltas)."""
     msgs, texts = text.msgs, text.record.texts
     calls = tools.calls
     items, reasonings = reasoning.items, reasoning.record.reasoning
@@ -199,4 +206,51 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
     table[by_struct["TEXT_MESSAGE_CONTENT"]] = text_struct
     table[by_struct["TOOL_CALL_ARGS"]] = args_struct
     table[by_struct["REASONING_MESSAGE_CONTENT"]] = reasoning_struct
-    return table
+
+    text_cls = by_struct["TEXT_MESSAGE_CONTENT"]
+
+    def text_run(evs: list, i: int) -> int:
+        # text_struct event after event, its loop-invariant checks hoisted: taking a delta
+        # changes no state these checks read.
+        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
+            return 0
+        n, j = len(evs), i
+        last = entry = None
+        while j < n:
+            e = evs[j]
+            if type(e) is not text_cls:
+                break
+            ts, mid, delta, tag = e.timestamp, e.message_id, e.delta, e.subagent_run_id
+            if (ts is not None and timestamp_unit(ts) is not None) or not delta:
+                break
+            if mid != last:
+                lc = msgs.get(mid)
+                if lc is None or lc.state != "open":
+                    break
+                last, entry = mid, texts.get(mid)
+            if tag is not None and owners.message.get(mid, tag) != tag:
+                break
+            if entry is not None:
+                entry.parts.append(delta)
+                if len(entry.parts) >= 64:
+                    entry.flush()
+            j += 1
+        return j - i
+
+    def run_of(cls: type, take: Quick) -> Run:
+        def run(evs: list, i: int) -> int:
+            n, j = len(evs), i
+            while j < n and type(evs[j]) is cls and take(evs[j]):
+                j += 1
+            return j - i
+
+        return run
+
+    runs_by_struct: dict[type, Run] = {
+        text_cls: text_run,
+        by_struct["TOOL_CALL_ARGS"]: run_of(by_struct["TOOL_CALL_ARGS"], args_struct),
+        by_struct["REASONING_MESSAGE_CONTENT"]: run_of(
+            by_struct["REASONING_MESSAGE_CONTENT"], reasoning_struct
+        ),
+    }
+    return table, runs_by_struct

@@ -85,7 +85,7 @@ class Validator:
         parser = EventParser(ctx)
         self._parse = parser.parse
         self._accept = parser.accept
-        self._quick = quick.lanes(runs, lanes, t, tc, r)
+        self._quick, self._runs_of = quick.lanes(runs, lanes, t, tc, r)
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
@@ -167,19 +167,29 @@ class Validator:
             [t for t, ev in zip(texts, decoded, strict=True) if ev is not None], clean
         ):
             decoded = [None] * len(texts)  # a repeated key somewhere: each text on its own
-        quick_get = self._quick.get
-        for i, ev in enumerate(decoded):
+        quick_get, run_get = self._quick.get, self._runs_of.get
+        i, n = 0, len(decoded)
+        while i < n:
+            ev = decoded[i]
             if ev is None:
                 found = self._feed_general(texts[i], lines[i])
             else:
+                run = run_get(type(ev))
+                taken = run(decoded, i) if run is not None else 0
+                if taken:
+                    self._events += taken
+                    i += taken
+                    continue
                 take = quick_get(type(ev))
                 if take is not None and take(ev):
                     self._events += 1
+                    i += 1
                     continue
                 found = self._feed_struct(ev, lines[i])
+            i += 1
             if found and on_found is not None and on_found(found):
-                return i + 1
-        return len(texts)
+                return i
+        return n
 
     def _feed_struct(self, ev: Any, line: int | None) -> list[Violation]:
         # _begin, EventParser.accept and _end, inline: most events of a stream come here.

@@ -103,7 +103,7 @@ def general_only():
         mock.patch.object(structs, "decode_one", lambda text: None),
         mock.patch.object(structs, "decode_text", lambda text: None),
         mock.patch.object(structs, "decode_all", lambda texts: [None] * len(texts)),
-        mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: {}),
+        mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: ({}, {})),
     ):
         yield
 
@@ -260,3 +260,42 @@ def test_stories_in_every_form(story):
             check(iter(JsonLines(io.BytesIO(data)))),
         )
     assert mine == theirs
+
+
+def _text(mid: str, delta: str) -> dict:
+    return {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": delta}
+
+
+def _snapshot(**texts: str) -> dict:
+    messages = [{"id": i, "role": "assistant", "content": c} for i, c in texts.items()]
+    return {"type": "MESSAGES_SNAPSHOT", "messages": messages}
+
+
+_RS = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
+# Runs of deltas to several messages, checked against a snapshot that renames them: the
+# message (SNAP-006 "the same text" or "other text") shows which text went where.
+INTERLEAVED = [
+    [
+        _RS,
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m2"},
+        *[_text(m, d) for m, d in (("m1", "a"), ("m2", "b"), ("m1", "c"), ("m2", "d"))],
+        {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "m2"},
+        _snapshot(x=first, y=second),
+    ]
+    for first, second in (("ac", "bd"), ("abcd", ""), ("ab", "cd"))
+] + [
+    [_RS, {"type": "TEXT_MESSAGE_START", "messageId": "m1"}, _text("m1", "a"), _text("m2", "b")],
+    [_RS, {"type": "TEXT_MESSAGE_START", "messageId": "m1"}, *[_text("m1", "x")] * 130],
+]
+
+
+@pytest.mark.parametrize("story", INTERLEAVED)
+def test_runs_of_deltas_to_several_messages(story):
+    data = jsonl(story)
+    mine = (run(story), check(JsonLines(io.BytesIO(data))))
+    with general_only():
+        theirs = (run(story), check(iter(JsonLines(io.BytesIO(data)))))
+    assert mine == theirs
+    assert mine[1].violations
