@@ -20,27 +20,15 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
-from agui_fsm.conformance.jsonl import JsonLines
+from agui_fsm.conformance.jsonl import Frame, JsonLines
 from agui_fsm.conformance.jsonl import too_long as _too_long
 from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
 
 CHUNK = 64 * 1024
 _WS = re.compile(r"[ \t\r\n]*")
 _BOM = "\ufeff"
-
-
-# Not frozen: a frozen dataclass's __init__ costs twice as much, once per event.
-@dataclass(slots=True)
-class Frame:
-    """One event position: a payload to validate, or a problem found while reading it."""
-
-    line: int | None
-    payload: Any = None
-    problem: tuple[str, str] | None = None
-    takes_position: bool = True
 
 
 # --- JSON Lines ------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""JSON Lines framing: one event per non-blank line, frame by frame or a block at a time.
+"""JSON Lines framing: one event per non-blank line, frame by frame or a block at a time;
+and :class:`Frame`, the event position every reader yields.
 
 :class:`JsonLines` iterates :class:`~agui_fsm.conformance.framing.Frame` objects, and
 :meth:`JsonLines.blocks` gives the same positions in bulk for
@@ -12,6 +13,7 @@ line longer than ``max_bytes`` (its LF not counted) is skipped as INPUT-001.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
@@ -29,6 +31,17 @@ def too_long(what: str, where: str, limit: int) -> tuple[str, str]:
     )
 
 
+# Not frozen: a frozen dataclass's __init__ costs twice as much, once per event.
+@dataclass(slots=True)
+class Frame:
+    """One event position: a payload to validate, or a problem found while reading it."""
+
+    line: int | None
+    payload: Any = None
+    problem: tuple[str, str] | None = None
+    takes_position: bool = True
+
+
 Block = tuple[list[bytes], "list[int] | range"]
 
 
@@ -39,9 +52,7 @@ class JsonLines:
         self.stream = stream
         self.max_bytes = max_bytes
 
-    def __iter__(self) -> Iterator[Any]:
-        from agui_fsm.conformance.framing import Frame
-
+    def __iter__(self) -> Iterator[Frame]:
         stream, max_bytes = self.stream, self.max_bytes
         line_no = 0
         while True:
@@ -60,11 +71,9 @@ class JsonLines:
             if text:
                 yield Frame(line_no, payload=text)
 
-    def blocks(self) -> Iterator[Block | Any]:
+    def blocks(self) -> Iterator[Block | Frame]:
         """``(texts, lines)`` blocks of the lines to validate, and problem frames between
         them, in stream order."""
-        from agui_fsm.conformance.framing import Frame
-
         read = getattr(self.stream, "read1", self.stream.read)
         max_bytes = self.max_bytes
         line_no = 0
