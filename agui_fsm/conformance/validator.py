@@ -10,6 +10,12 @@ reports through the shared :class:`~agui_fsm.conformance.context.Ctx`; none of t
 the validator. Everything after the parse is dictionary lookups, so :meth:`Validator.feed`
 costs O(1) per event apart from the event's own payload (patches, snapshots, arguments).
 
+Two shortcuts give the same answers with less Python per event: a JSON text of a flat event
+type is decoded and shape-checked in one C call into a struct
+(:mod:`~agui_fsm.conformance.structs`), and a streaming delta that continues an open entity
+with nothing to report is taken by the quick lane (:mod:`~agui_fsm.conformance.quick`).
+:meth:`Validator.feed_lines` checks a block of JSON Lines at a time, the CLI's path.
+
 After a violation the validator recovers and goes on: a broken event is skipped or taken
 for what it evidently meant, so one fault does not hide the next.
 """
