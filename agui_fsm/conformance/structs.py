@@ -133,8 +133,12 @@ def keys_unique(texts: list[bytes], decoded: list[Any]) -> bool:
 
 def decode_one(data: bytes) -> Any:
     """:func:`decode` with :func:`keys_unique` for one text."""
-    ev = decode(data)
-    if ev is not None and not keys_unique([data], [ev]):
+    try:
+        ev = _decode(data)
+    except _Failed:
+        return None
+    # keys_unique for one text, without the lists.
+    if b"\\u003" in data or data.count(b":") != _encode(ev).count(b":"):
         return None
     return ev
 
