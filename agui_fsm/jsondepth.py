@@ -225,13 +225,17 @@ def patch_may_deepen(ops: list[Any], limit: int = MAX_DOCUMENT_DEPTH) -> bool:
     ``limit``: a value added ``p`` levels down with ``d`` levels of its own reaches
     ``p + d``; a copy or move only deepens what it moves from a shallower path. Cheap, so
     the exact walk (:func:`depth_problem`) runs only when it says so."""
+    scalars = _SCALARS
     for op in ops:
-        if not isinstance(op, Mapping):
+        if type(op) is not dict and not isinstance(op, Mapping):
             continue
         kind = op.get("op")
-        if kind in ("add", "replace"):
-            levels = _levels(op.get("path"))
-            if levels + value_depth(op.get("value"), limit + 1) > limit:
+        if kind == "add" or kind == "replace":
+            path, value = op.get("path"), op.get("value")
+            levels = path.count("/") if type(path) is str else _levels(path)
+            # A scalar value adds no level (value_depth would say 0).
+            depth = 0 if type(value) in scalars else value_depth(value, limit + 1)
+            if levels + depth > limit:
                 return True
         elif kind in ("copy", "move") and _levels(op.get("path")) > _levels(op.get("from")):
             return True

@@ -3,6 +3,7 @@
     python benchmarks/bench_peers.py                  # 200k events per trace, best of 3
     python benchmarks/bench_peers.py --events 50000 --repeat 1
     python benchmarks/bench_peers.py --traces text --events 1000000
+    python benchmarks/bench_peers.py --baseline /tmp/old-src   # an older agui_fsm too
 
 Each tool is run as a command on the same JSON Lines file, as a user would run it, and
 timed wall-clock (interpreter start-up included, for every tool alike):
@@ -11,7 +12,9 @@ timed wall-clock (interpreter start-up included, for every tool alike):
 * ag-ui-validate 0.4.0 (Python; the dev dependency) on FILE;
 * @ag-ui/client 1.0.0 through ``node tools/verify-events/verify-events.mjs FILE`` (JSON.parse,
   the zod schemas, transformChunks, verifyEvents);
-* the floor: a Python process reading FILE line by line and parsing each with orjson.
+* the floor: a Python process reading FILE line by line and parsing each with orjson;
+* with ``--baseline SRC``, also ``agui-fsm validate`` run from the agui_fsm package in SRC
+  (e.g. ``git archive OLD agui_fsm | tar -x -C SRC``), to measure a change in the same run.
 
 Tools are interleaved within each repetition so a change in the machine's load hits all
 of them; the best time of the repetitions is reported, with each tool's ratio to the floor
@@ -48,10 +51,21 @@ AG_UI_VALIDATE = (
 )
 
 
-def commands(path: Path) -> dict[str, list[str]]:
+BASELINE = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'agui-fsm'\n"
+    "from agui_fsm.cli import main; main()"
+)
+
+
+def commands(path: Path, baseline: str | None = None) -> dict[str, list[str]]:
     py = sys.executable
     cmds = {
         "agui-fsm": [py, "-m", "agui_fsm", "validate", str(path)],
+        **(
+            {"agui-fsm baseline": [py, "-c", BASELINE, baseline, "validate", str(path)]}
+            if baseline
+            else {}
+        ),
         "ag-ui-validate": [py, "-c", AG_UI_VALIDATE, str(path), "--group", "--no-color"],
         "verifyEvents": [shutil.which("node") or "node", str(VERIFY), str(path)],
         "orjson floor": [py, "-c", FLOOR, str(path)],
@@ -73,6 +87,7 @@ def main() -> None:
     parser.add_argument(
         "--traces", default=",".join(traces.SHAPES), help="comma-separated: text,mixed,tools,state"
     )
+    parser.add_argument("--baseline", help="a directory holding an older agui_fsm package")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"{os.cpu_count()} cores, load average {load:.1f} at start; best of {args.repeat}")
@@ -82,7 +97,7 @@ def main() -> None:
             path = Path(tmp, f"{shape}.jsonl")
             size_of = args.events // 10 if shape == "state" else args.events
             n = traces.write(path, traces.SHAPES[shape](size_of))
-            cmds = commands(path)
+            cmds = commands(path, args.baseline)
             best = dict.fromkeys(cmds, float("inf"))
             for _ in range(args.repeat):
                 for tool, cmd in cmds.items():
@@ -107,7 +122,9 @@ def main() -> None:
     for shape, _, _, best in rows:
         ours = best["agui-fsm"]
         vs = ", ".join(
-            f"{ours / best[peer]:.2f}x {peer}" for peer in ("ag-ui-validate", "verifyEvents")
+            f"{ours / best[peer]:.2f}x {peer}"
+            for peer in ("ag-ui-validate", "verifyEvents", "agui-fsm baseline")
+            if peer in best
         )
         floor = ours / best[floor_name]
         print(f"{shape}: agui-fsm takes {vs} (below 1 = faster); {floor:.1f}x the floor")

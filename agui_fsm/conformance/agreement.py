@@ -15,20 +15,34 @@ import json
 import zlib
 from typing import Any
 
+import orjson
+
 from agui_fsm import jsonwire
 from agui_fsm.conformance.context import Ctx
 
 _Digest = tuple[int, int]  # (crc32, length)
 
 
-def _canonical(arguments: str) -> _Digest:
+UNPARSED = object()
+"""``value`` of :func:`_canonical` when the caller has not decoded ``arguments``."""
+
+
+def _canonical(arguments: str, value: Any = UNPARSED) -> _Digest:
+    """The digest of the arguments' JSON value written canonically (keys sorted, compact),
+    or of their stripped text when they are not JSON. Only digests of this one function are
+    ever compared, so any canonical spelling does; orjson's is the fast one, and the value
+    it cannot write (an integer beyond 64 bits, a lone surrogate) gets the standard one."""
+    if value is UNPARSED:
+        try:
+            value = jsonwire.loads(arguments)
+        except jsonwire.JsonProblem:
+            data = arguments.strip().encode("utf-8", "surrogatepass")
+            return zlib.crc32(data), len(data)
     try:
-        text = json.dumps(
-            jsonwire.loads(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        )
-    except jsonwire.JsonProblem:
-        text = arguments.strip()
-    data = text.encode("utf-8", "surrogatepass")
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        data = text.encode("utf-8", "surrogatepass")
     return zlib.crc32(data), len(data)
 
 
@@ -38,21 +52,34 @@ def _text_digest(text: str) -> _Digest:
 
 
 class _Text:
-    __slots__ = ("crc", "length", "role")
+    """A running CRC-32 and length of the streamed text. Deltas wait in ``parts`` (at most
+    64, so memory stays flat) and are digested together: the CRC of a concatenation is
+    the CRC chained over its pieces."""
+
+    __slots__ = ("crc", "length", "parts", "role")
 
     def __init__(self, role: str) -> None:
         self.role = role
         self.crc = 0
         self.length = 0
+        self.parts: list[str] = []
 
     def add(self, delta: str | None) -> None:
         if delta:
-            data = delta.encode("utf-8", "surrogatepass")
-            self.crc = zlib.crc32(data, self.crc)
-            self.length += len(data)
+            self.parts.append(delta)
+            if len(self.parts) >= 64:
+                self.flush()
+
+    def flush(self) -> None:
+        data = "".join(self.parts).encode("utf-8", "surrogatepass")
+        self.parts.clear()
+        self.crc = zlib.crc32(data, self.crc)
+        self.length += len(data)
 
     @property
     def digest(self) -> _Digest:
+        if self.parts:
+            self.flush()
         return self.crc, self.length
 
 
@@ -97,8 +124,9 @@ class Streamed:
         if entry is not None:
             entry.add(delta)
 
-    def tool_args(self, tid: str, arguments: str) -> None:
-        self.tools[tid] = _canonical(arguments) if arguments.strip() else None
+    def tool_args(self, tid: str, arguments: str, value: Any = UNPARSED) -> None:
+        """The streamed arguments of a tool call (``value``: their JSON, when decoded)."""
+        self.tools[tid] = _canonical(arguments, value) if arguments.strip() else None
 
     # --- the snapshot --------------------------------------------------------------------
     def check(

@@ -20,9 +20,10 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
+from agui_fsm.conformance.jsonl import Frame, JsonLines
+from agui_fsm.conformance.jsonl import too_long as _too_long
 from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
 
 CHUNK = 64 * 1024
@@ -30,44 +31,10 @@ _WS = re.compile(r"[ \t\r\n]*")
 _BOM = "\ufeff"
 
 
-# Not frozen: a frozen dataclass's __init__ costs twice as much, once per event.
-@dataclass(slots=True)
-class Frame:
-    """One event position: a payload to validate, or a problem found while reading it."""
-
-    line: int | None
-    payload: Any = None
-    problem: tuple[str, str] | None = None
-    takes_position: bool = True
-
-
-def _too_long(what: str, where: str, limit: int) -> tuple[str, str]:
-    return (
-        "INPUT-001",
-        f"{what} {where} is longer than {limit} bytes and was skipped "
-        "(raise --max-line-bytes if it is legitimate)",
-    )
-
-
 # --- JSON Lines ------------------------------------------------------------------------------
-def read_jsonl(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Frame]:
-    """One event per non-blank line."""
-    line_no = 0
-    while True:
-        line = stream.readline(max_bytes + 1)
-        if not line:
-            return
-        line_no += 1
-        if len(line) > max_bytes and not line.endswith(b"\n"):
-            while (rest := stream.readline(CHUNK)) and not rest.endswith(b"\n"):
-                pass
-            yield Frame(line_no, problem=_too_long("line", str(line_no), max_bytes))
-            continue
-        text = line.strip()
-        if line_no == 1 and text.startswith(b"\xef\xbb\xbf"):
-            text = text[3:]
-        if text:
-            yield Frame(line_no, payload=text)
+def read_jsonl(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> JsonLines:
+    """One event per non-blank line (an iterable of frames, also readable by the block)."""
+    return JsonLines(stream, max_bytes)
 
 
 # --- JSON array ------------------------------------------------------------------------------

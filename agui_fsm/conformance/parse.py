@@ -199,6 +199,13 @@ class EventParser:
             )
         return ev
 
+    def accept(self, kind: str, ev: Any) -> Any:
+        """An event already decoded and shape-checked (a struct): what :meth:`parse` does
+        after the fast check accepted it."""
+        self._ctx.event_type = kind
+        self._timestamp(ev.timestamp)
+        return ev
+
     def _wire_names(self, kind: str, raw: Mapping[str, Any]) -> None:
         found = snake_case_fields(_classes()[kind], raw)
         if not found:

@@ -14,6 +14,7 @@ from typing import Any, BinaryIO
 
 from agui_fsm.conformance.findings import Report, Violation
 from agui_fsm.conformance.framing import CHUNK, Frame, read_json_array, read_jsonl, read_sse
+from agui_fsm.conformance.jsonl import JsonLines
 from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
 from agui_fsm.conformance.validator import Validator
 
@@ -78,7 +79,7 @@ def detect(stream: BinaryIO) -> tuple[str, BinaryIO]:
     return fmt, io.BufferedReader(_Replay(head, read_some), CHUNK)
 
 
-READERS: dict[str, Callable[[BinaryIO, int], Iterator[Frame]]] = {
+READERS: dict[str, Callable[[BinaryIO, int], Iterable[Frame]]] = {
     "jsonl": read_jsonl,
     "json": read_json_array,
     "sse": read_sse,
@@ -87,7 +88,7 @@ READERS: dict[str, Callable[[BinaryIO, int], Iterator[Frame]]] = {
 
 def read(
     stream: BinaryIO, fmt: str = "auto", max_bytes: int = DEFAULT_MAX_LINE_BYTES
-) -> Iterator[Frame]:
+) -> Iterable[Frame]:
     if fmt == "auto":
         fmt, stream = detect(stream)
     return READERS[fmt](stream, max_bytes)
@@ -199,7 +200,26 @@ def check(
     ``fail_fast`` stops at the first violation ``fail_on`` counts as failing; the report
     then says ``stopped_early``."""
     v = validator if validator is not None else Validator()
-    for frame in frames:
+    blocks = frames.blocks() if isinstance(frames, JsonLines) else None
+    for item in blocks if blocks is not None else frames:
+        if type(item) is tuple:  # a block of JSON Lines texts, validated together
+            stop = False
+
+            def on_found(found: list[Violation]) -> bool:
+                nonlocal stop
+                if on_violation is not None:
+                    for violation in found:
+                        on_violation(violation)
+                stop = fail_fast and v.fails(found, fail_on)
+                return stop
+
+            v.feed_lines(item[0], item[1], on_found)
+            if stop:
+                report = v.report()
+                report.stopped_early = True
+                return report
+            continue
+        frame = item
         if frame.problem is not None:
             found = v.feed_problem(
                 *frame.problem, line=frame.line, takes_position=frame.takes_position

@@ -61,9 +61,36 @@ class _Pointer(jsonpointer.JsonPointer):
             self.parts = list(parts)  # jsonpatch may assign to parts[-1]
 
 
+_NOT_FOUND = object()
+
+
+def _set_in_object(doc: Any, op: dict[str, Any]) -> bool:
+    """An ``add`` or ``replace`` whose path leads through objects only, to a member of an
+    object (that exists, for ``replace``), done in place: what jsonpatch does with it.
+    False, having changed nothing, for anything else (arrays, escapes, the root, a missing
+    member, an operation jsonpatch would refuse), which jsonpatch then applies or words."""
+    name, path = op.get("op"), op.get("path")
+    if (name != "add" and name != "replace") or type(path) is not str or "value" not in op:
+        return False
+    if not path.startswith("/") or "~" in path or type(doc) is not dict:
+        return False
+    *walk, last = path[1:].split("/")
+    target = doc
+    for part in walk:
+        target = target.get(part, _NOT_FOUND)
+        if type(target) is not dict:
+            return False
+    if name == "replace" and (last == "-" or last not in target):
+        return False
+    target[last] = op["value"]
+    return True
+
+
 def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str]:
     """Apply operation by operation in place: (new doc, failing op index or None, error)."""
     for i, op in enumerate(ops):
+        if type(op) is dict and _set_in_object(doc, op):
+            continue
         try:
             name = op.get("op")
             operation = _OPERATIONS.get(name) if type(name) is str else None

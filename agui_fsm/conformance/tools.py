@@ -10,7 +10,7 @@ hands it to the table as the ``args_open`` guard.
 from __future__ import annotations
 
 from agui_fsm import jsonwire
-from agui_fsm.conformance.agreement import Streamed
+from agui_fsm.conformance.agreement import UNPARSED, Streamed
 from agui_fsm.conformance.context import MISSING, STARTS_STREAM, Ctx, Owners, who
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -214,18 +214,21 @@ class ToolCalls:
         call.bracket = False
         text = "".join(call.args or ())
         call.args = None
-        self.record.tool_args(tid, text)
-        if call.lc.can("TOOL_CALL_END", guards):
-            call.lc.fire("TOOL_CALL_END", guards)
+        value, problem = UNPARSED, None
         if text.strip():
             try:
-                jsonwire.loads(text)
+                value = jsonwire.loads(text)
             except jsonwire.JsonProblem as exc:
-                self.ctx.emit(
-                    "TOOL-006",
-                    f"arguments of tool call {tid!r} are not valid JSON "
-                    f"({exc.message}); they were {_clip(text)}",
-                )
+                problem = exc
+        self.record.tool_args(tid, text, value)
+        if call.lc.can("TOOL_CALL_END", guards):
+            call.lc.fire("TOOL_CALL_END", guards)
+        if problem is not None:
+            self.ctx.emit(
+                "TOOL-006",
+                f"arguments of tool call {tid!r} are not valid JSON "
+                f"({problem.message}); they were {_clip(text)}",
+            )
 
     def result(self, ev) -> None:
         tid, mid = ev.tool_call_id, ev.message_id
