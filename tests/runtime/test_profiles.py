@@ -218,3 +218,14 @@ def test_the_active_run_is_observable_while_it_streams() -> None:
     run(rt.append("hi"))
     assert seen == [("running", "a1"), ("draining", None)]
     assert rt.active_run is None and not rt.resume_due
+
+
+def test_options_are_read_only_attributes_and_unknown_ones_are_refused() -> None:
+    rt = ThreadRuntime(ScriptedAgent(), lenient=True, validation="all", thread_id="t9")
+    assert (rt.lenient, rt.validation, rt.thread_id, rt.show_thinking) == (True, "all", "t9", True)
+    with pytest.raises(AttributeError):
+        rt.lenient = False
+    with pytest.raises(TypeError, match="unexpected keyword argument 'lenent'"):
+        ThreadRuntime(ScriptedAgent(), lenent=True)
+    with pytest.raises(UsageError, match="validation must be"):
+        ThreadRuntime(ScriptedAgent(), validation="some")
