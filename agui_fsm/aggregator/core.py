@@ -46,6 +46,7 @@ from agui_fsm.machines.table import DEFAULT_PROFILE
 from agui_fsm.spec import COMPILED_BY_PROFILE
 
 E = EventType
+_NAMES = {kind: kind.value for kind in EventType}  # an enum's .value is a Python-level read
 
 Emit = Callable[[RunSnapshot], None]
 
@@ -191,6 +192,17 @@ class RunAggregator:
         store.version += 1
         self.emit_count += 1
         at_ms = self.last_emit_ms = self._clock() * 1000
+        interrupts = self.interrupts
+        if (
+            interrupts is None
+            and not self.pending_tool_call_ids
+            and not self._emitted_opaque
+            and not store.hidden_signatures
+            and not store.signed_blocks
+        ):
+            custom = None  # what run_metadata says without any of its inputs
+        else:
+            custom = self.custom_metadata()
         snapshot = RunSnapshot(
             self,
             store,
@@ -198,8 +210,8 @@ class RunAggregator:
             self.show_thinking,
             self.status,
             self.error,
-            self.interrupts,
-            self.custom_metadata(),
+            interrupts,
+            custom,
             trigger,
             at_ms,
         )
@@ -286,7 +298,7 @@ class RunAggregator:
         timing = self.timing
         if timing.first_token_ms is None:
             timing.first_token()
-        trigger = event.type.value
+        trigger = _NAMES[event.type]
         self.text.content(self.store, event, trigger)
         timing.total_chunks += 1
         self._emit(trigger)
@@ -301,7 +313,7 @@ class RunAggregator:
         self._emit("CUSTOM")
 
     def _on_reasoning_start(self, event: Any) -> None:
-        trigger = event.type.value
+        trigger = _NAMES[event.type]
         if self.reasoning.start(self.store, event, trigger):
             self._emit(trigger)
 
@@ -312,7 +324,7 @@ class RunAggregator:
         self.timing.first_token()
 
     def _on_reasoning_end(self, event: Any) -> None:
-        trigger = event.type.value
+        trigger = _NAMES[event.type]
         if self.reasoning.end(self.store, event, trigger):
             self._emit(trigger)
 
@@ -326,7 +338,7 @@ class RunAggregator:
             self._emit("TOOL_CALL_START")
 
     def _on_tool_args(self, event: Any) -> None:
-        trigger = event.type.value
+        trigger = _NAMES[event.type]
         if trigger == "TOOL_CALL_CHUNK":
             self._name_message(event.parent_message_id)
         if self.tools.args(self.store, event, trigger):

@@ -21,7 +21,7 @@ from agui_fsm.errors import (
     InterruptPendingError,
     ProtocolViolation,
 )
-from agui_fsm.events import EventSchemaError, parse_event
+from agui_fsm.events import EventSchemaError, flat_delta, parse_event
 from agui_fsm.runtime.interrupts import parse_time
 from agui_fsm.runtime.messages import (
     Message,
@@ -220,7 +220,8 @@ class RunOps:
     ) -> None:
         run.index += 1
         index = run.index
-        legacy = legacy_thinking_event(raw)
+        event = flat_delta(raw)  # most of a stream: a streaming delta, parsed as it is
+        legacy = legacy_thinking_event(raw) if event is None else None
         if legacy is not None:
             # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
             # open chunked message) but never hands them to the subscriber: they render
@@ -229,7 +230,8 @@ class RunOps:
                 run.on_event(expanded)
             return
         try:
-            event = parse_event(raw)
+            if event is None:
+                event = parse_event(raw)
         except EventSchemaError as exc:
             exc.index = index
             # The client drops an event of an unknown type (with a warning), and fails the
