@@ -65,9 +65,13 @@ def construct(cls: type[BaseModel], **values: Any) -> Any:
     return obj
 
 
-_EVENT_TYPES = {e.value: e for e in EventType}
-_DELTA_SHAPES: dict[str, tuple[type[BaseModel], str, str]] = {
-    cls.model_fields["type"].default.value: (cls, id_key, id_field)
+_DELTA_SHAPES: dict[str, tuple[type[BaseModel], str, str, EventType]] = {
+    cls.model_fields["type"].default.value: (
+        cls,
+        id_key,
+        id_field,
+        cls.model_fields["type"].default,
+    )
     for cls, id_key, id_field in (
         (TextMessageContentEvent, "messageId", "message_id"),
         (ToolCallArgsEvent, "toolCallId", "tool_call_id"),
@@ -85,12 +89,14 @@ def flat_delta(raw: Any) -> BaseEvent | None:
     if type(raw) is not dict or len(raw) != 3:
         return None
     kind = raw.get("type")
-    shape = _DELTA_SHAPES.get(kind) if type(kind) is str else None
-    if shape is None:
+    if type(kind) is not str:
         return None
-    cls, id_key, id_field = shape
-    id_value = raw.get(id_key)
-    delta = raw.get("delta")
+    try:
+        cls, id_key, id_field, enum = _DELTA_SHAPES[kind]
+        id_value = raw[id_key]
+        delta = raw["delta"]
+    except KeyError:
+        return None
     if type(id_value) is not str or type(delta) is not str:
         return None
     obj = _new(cls)
@@ -98,7 +104,7 @@ def flat_delta(raw: Any) -> BaseEvent | None:
         obj,
         "__dict__",
         {
-            "type": _EVENT_TYPES[kind],
+            "type": enum,
             "timestamp": None,
             "raw_event": None,
             "metadata": None,

@@ -232,13 +232,17 @@ class Lifecycle:
 
     def fire(self, trigger: str, guards: Guards = _NO_GUARDS) -> Transition:
         """Take the edge for ``trigger`` or raise :class:`InvalidTransition`."""
-        taken = self.machine.step(self.state, trigger, guards)
+        machine = self.machine
+        # The unguarded edges (most of a stream's) need no guard pass: step's first lookup.
+        taken = machine._unguarded.get((self.state, trigger)) or machine.step(
+            self.state, trigger, guards
+        )
         if taken is None:
-            raise InvalidTransition(self.machine.name, self.state, trigger)
+            raise InvalidTransition(machine.name, self.state, trigger)
         if ACTIVE_TRACES:
             trace = ACTIVE_TRACES[-1]
             trace.taken.append(
-                TakenTransition(self.machine.name, self.instance, self.state, trigger, taken.dest)
+                TakenTransition(machine.name, self.instance, self.state, trigger, taken.dest)
             )
         self.state = taken.dest
         return taken
