@@ -119,6 +119,7 @@ def main() -> None:
     validator = None if args.validate else False
     print("validator:", "agui_fsm.conformance.Validator" if args.validate else "off")
     small, big, calls = (10_000, 100_000, 1_000) if args.quick else (100_000, 1_000_000, 10_000)
+    timed(text_run(100), validator)  # warm up: the validator and the lazy imports load here
 
     t_small, _ = timed(text_run(small), validator)
     t_big, rt = timed(text_run(big), validator)

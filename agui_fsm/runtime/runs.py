@@ -220,8 +220,8 @@ class RunOps:
     ) -> None:
         run.index += 1
         index = run.index
-        event = flat_delta(raw)  # most of a stream: a streaming delta, parsed as it is
-        legacy = legacy_thinking_event(raw) if event is None else None
+        event = flat = flat_delta(raw)  # most of a stream: a streaming delta, parsed as it is
+        legacy = legacy_thinking_event(raw) if flat is None else None
         if legacy is not None:
             # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
             # open chunked message) but never hands them to the subscriber: they render
@@ -252,7 +252,7 @@ class RunOps:
                 raise rejected
             self._diagnose(rejected, run)
             return
-        for violation in validator.check(event):
+        for violation in validator.check(event, raw if flat is not None else None):
             if not self.lenient and self._fails_run(violation):
                 raise as_protocol_violation(violation, index)
             self._diagnose(as_protocol_violation(violation, index), run)

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from agui_fsm.events import parse_event
+from agui_fsm.events import flat_delta, parse_event
 from tests.runtime.runtime_support import run, runtime
 
 START = [
@@ -69,3 +71,46 @@ def test_a_delta_with_more_than_its_fields_goes_the_strict_way() -> None:
     run(rt.append("go"))
     assert rt.messages[-1].content == [{"type": "text", "text": "a"}]
     assert [d.error.rule for d in rt.diagnostics] == ["SCHEMA-004"]
+
+
+POOL = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "other", "delta": "b"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": ""},
+    {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": '{"q":'},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "x", "delta": "1"},
+    {"type": "TOOL_CALL_END", "toolCallId": "c"},
+    {"type": "REASONING_START", "messageId": "r1"},
+    {"type": "REASONING_MESSAGE_START", "messageId": "r1", "role": "reasoning"},
+    {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "think"},
+    {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r2", "delta": ""},
+    {"type": "REASONING_MESSAGE_END", "messageId": "r1"},
+    {"type": "REASONING_END", "messageId": "r1"},
+]
+
+
+def violations(stream: list[dict], wire: bool) -> list[tuple]:
+    from agui_fsm.runtime.pipeline import StreamValidator
+
+    validator = StreamValidator()
+    found = []
+    for raw in stream:
+        flat = flat_delta(raw)
+        event = flat if flat is not None else parse_event(raw)
+        for v in validator.check(event, raw if wire and flat is not None else None):
+            found.append((v.rule, v.severity, v.index, v.event_type, v.message))
+    found += [(v.rule, v.severity, v.index, v.event_type, v.message) for v in validator.finish()]
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(POOL), max_size=14))
+def test_the_validator_reads_a_flat_delta_as_its_model(stream: list[dict]) -> None:
+    """The runtime hands the conformance validator a flat delta's wire dict: the violations
+    are the ones the model gives."""
+    assert violations(stream, wire=True) == violations(stream, wire=False)
