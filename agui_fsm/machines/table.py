@@ -162,7 +162,7 @@ class CompiledMachine:
     the two agree on every (state, trigger, guard valuation).
     """
 
-    __slots__ = ("_edges", "_unguarded", "profile", "table")
+    __slots__ = ("_edges", "_self_loops", "_unguarded", "profile", "table")
 
     def __init__(self, table: MachineTable, profile: str = DEFAULT_PROFILE) -> None:
         self.table = table
@@ -180,9 +180,16 @@ class CompiledMachine:
             if not v[0].conditions and not v[0].unless
         }
 
+        self._self_loops = {key: t for key, t in self._unguarded.items() if t.dest == key[0]}
+
     @property
     def name(self) -> str:
         return self.table.name
+
+    def self_loop(self, state: str, trigger: str) -> Transition | None:
+        """The edge ``trigger`` takes from ``state`` when it has no guard and leaves the
+        state as it is (a streaming delta's), else None: one dict lookup."""
+        return self._self_loops.get((state, trigger))
 
     def allows(self, state: str, trigger: str) -> bool:
         """Whether ``trigger`` has any edge out of ``state`` (guards not evaluated)."""
@@ -240,12 +247,15 @@ class Lifecycle:
         if taken is None:
             raise InvalidTransition(machine.name, self.state, trigger)
         if ACTIVE_TRACES:
-            trace = ACTIVE_TRACES[-1]
-            trace.taken.append(
-                TakenTransition(machine.name, self.instance, self.state, trigger, taken.dest)
-            )
+            self.record(trigger, taken)
         self.state = taken.dest
         return taken
+
+    def record(self, trigger: str, taken: Transition) -> None:
+        """Write ``taken``, about to be taken from the current state, to the active trace."""
+        ACTIVE_TRACES[-1].taken.append(
+            TakenTransition(self.machine.name, self.instance, self.state, trigger, taken.dest)
+        )
 
     @property
     def is_terminal(self) -> bool:

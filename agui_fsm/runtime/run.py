@@ -189,7 +189,9 @@ class RunContext:
         if kind is _TEXT or kind is _ARGS or kind is _REASONING:
             # Most of a stream; none is routed by dispatch, all go to the aggregator.
             if life.state != "errored" and (kind is not _TEXT or event.delta):
-                self.aggregator.handle(event)
+                aggregator = self.aggregator
+                if not aggregator.continue_delta(event):
+                    aggregator.handle(event)
             return
         if kind == E.RUN_STARTED:
             if life.can("RUN_STARTED"):

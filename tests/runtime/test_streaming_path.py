@@ -114,3 +114,28 @@ def test_the_validator_reads_a_flat_delta_as_its_model(stream: list[dict]) -> No
     """The runtime hands the conformance validator a flat delta's wire dict: the violations
     are the ones the model gives."""
     assert violations(stream, wire=True) == violations(stream, wire=False)
+
+
+def test_each_delta_takes_its_edge_in_the_trace() -> None:
+    from agui_fsm.trace import tracing
+
+    stream = [
+        *START,
+        *({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": c} for c in "ab"),
+        {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "{"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "}"},
+        {"type": "TOOL_CALL_END", "toolCallId": "c"},
+        *END,
+    ]
+    rt, _ = runtime(stream, profile="spec")
+    with tracing() as trace:
+        run(rt.append("go"))
+    taken = [(t.machine, t.instance, t.source, t.trigger, t.dest) for t in trace.taken]
+    text = ("text_message", "m", "open", "TEXT_MESSAGE_CONTENT", "open")
+    assert taken.count(text) == 2
+    assert (
+        taken.count(("tool_call", "c", "streaming_args", "TOOL_CALL_ARGS", "streaming_args")) == 1
+    )
+    assert ("tool_call", "c", "started", "TOOL_CALL_ARGS", "streaming_args") in taken
+    assert rt.messages[-1].content[-1]["argsText"] == "{}"
