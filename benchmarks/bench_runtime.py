@@ -4,8 +4,11 @@
     python benchmarks/bench_runtime.py --quick    # 10k and 100k deltas, 1k tool calls
     python benchmarks/bench_runtime.py --validate # the same with the conformance validator
 
-Prints events/s for a text run and a tool-call run, and the scaling ratio
-time(big)/time(small) for the text run (about 10 for a tenfold run means linear).
+Prints events/s for a text run and a tool-call run, the scaling ratios
+time(big)/time(small) for the text run and for the tool-call run (about 10 for a tenfold
+run means linear), and the same text run on a thread that already holds many messages
+(loaded from a history adapter) against an empty one (about 1: the cost of an event does
+not grow with the thread; building the run's input is linear in it).
 The agent streams pre-built wire dicts; the final thread is materialized once, so
 the figures include building the snapshot the way a reader would see it.
 """
@@ -71,8 +74,30 @@ def tool_run(calls: int) -> list[dict]:
     return events
 
 
-def timed(events: list[dict], validator: object = False) -> tuple[float, ThreadRuntime]:
-    runtime = ThreadRuntime(ListAgent(events), validator=validator)
+class History:
+    """A history adapter whose thread holds ``count`` messages (user/assistant turns)."""
+
+    def __init__(self, count: int) -> None:
+        self.messages = [
+            {"id": f"h{i}", "role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"}
+            for i in range(count)
+        ]
+
+    def load(self) -> list[dict]:
+        return list(self.messages)
+
+    def append(self, item: object) -> None:
+        pass
+
+
+def timed(
+    events: list[dict], validator: object = False, history: int | None = None
+) -> tuple[float, ThreadRuntime]:
+    adapter = History(history) if history is not None else None
+    runtime = ThreadRuntime(ListAgent(events), validator=validator, history=adapter)
+    if adapter is not None:
+        asyncio.run(runtime.load_history())
+        assert len(runtime.messages) == history
     gc.collect()
     start = time.perf_counter()
     asyncio.run(runtime.append("go"))
@@ -94,6 +119,7 @@ def main() -> None:
     validator = None if args.validate else False
     print("validator:", "agui_fsm.conformance.Validator" if args.validate else "off")
     small, big, calls = (10_000, 100_000, 1_000) if args.quick else (100_000, 1_000_000, 10_000)
+    timed(text_run(100), validator)  # warm up: the validator and the lazy imports load here
 
     t_small, _ = timed(text_run(small), validator)
     t_big, rt = timed(text_run(big), validator)
@@ -103,13 +129,26 @@ def main() -> None:
     print(f"text run, {big:>9,} deltas: {t_big:7.3f} s  {n_big / t_big:12,.0f} events/s")
     print(f"scaling time({big:,})/time({small:,}) = {t_big / t_small:.2f}  (10 = linear)")
 
-    events = tool_run(calls)
-    t_tools, rt = timed(events, validator)
-    parts = rt.messages[-1].content
-    assert sum(p["type"] == "tool-call" for p in parts) == calls
+    t_few = 0.0
+    for count in (calls // 10, calls):
+        events = tool_run(count)
+        t_tools, rt = timed(events, validator)
+        parts = rt.messages[-1].content
+        assert sum(p["type"] == "tool-call" for p in parts) == count
+        print(
+            f"tool run, {count:>9,} calls ({len(events):,} events): {t_tools:7.3f} s  "
+            f"{len(events) / t_tools:12,.0f} events/s"
+        )
+        t_few = t_few or t_tools
+    print(f"scaling time({calls:,} calls)/time({calls // 10:,} calls) = {t_tools / t_few:.2f}")
+
+    messages = small // 10
+    t_empty, _ = timed(text_run(small), validator, history=0)
+    t_full, rt = timed(text_run(small), validator, history=messages)
+    assert len(rt.messages) == messages + 2
     print(
-        f"tool run, {calls:>9,} calls ({len(events):,} events): {t_tools:7.3f} s  "
-        f"{len(events) / t_tools:12,.0f} events/s"
+        f"text run, {small:,} deltas, on a thread of {messages:,} messages: {t_full:7.3f} s; "
+        f"on an empty thread: {t_empty:.3f} s; ratio {t_full / t_empty:.2f}  (1 = flat)"
     )
 
 

@@ -85,3 +85,22 @@ def test_replay_rejects_unknown_keys_and_ops(tmp_path: Path, scenario: dict, mes
     outcome = CliRunner().invoke(main, ["replay", str(path)])
     assert outcome.exit_code == 2, outcome.output
     assert f"invalid scenario: {message}" in outcome.output
+
+
+BROKEN_RUNS = [
+    {"runs": [[{"type": "RUN_STARTED"}, 3, {"delta": "x"}, {"op": "cancel", "x": 1}]]},
+    {"runs": [[{"op": "append", "text": 1}], "not a list", [{"type": "X"}, [], None]]},
+    {"runs": [[{"type": "A", "op": "cancel"}, {"op": "addToolResult"}]], "stepz": []},
+    {"runs": {"0": []}, "steps": [{"op": "cancel", "now": True}]},
+    {"runs": [[{"type": "A"}] * 12 + [{"op": "setState"}], [{}]], "options": {"x": 1}},
+]
+
+
+@pytest.mark.parametrize("scenario", BROKEN_RUNS + [r for r, _ in REJECTED])
+def test_events_skipped_by_the_check_give_the_whole_schemas_errors(scenario: dict) -> None:
+    from agui_fsm.replay.scenario import schema_errors
+
+    whole = jsonschema.Draft202012Validator(SCHEMA).iter_errors(scenario)
+    expected = sorted((list(e.absolute_path), e.message) for e in whole)
+    assert expected, "each case is broken"
+    assert sorted((path, e.message) for path, e in schema_errors(scenario)) == expected

@@ -40,14 +40,40 @@ from agui_fsm.aggregator.parts import (
 from agui_fsm.aggregator.reasoning import ReasoningParts
 from agui_fsm.aggregator.snapshot import RunSnapshot
 from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.streaming import continue_delta
 from agui_fsm.aggregator.text import TextParts
 from agui_fsm.aggregator.tools import ToolCalls
 from agui_fsm.machines.table import DEFAULT_PROFILE
 from agui_fsm.spec import COMPILED_BY_PROFILE
 
 E = EventType
+_NAMES = {kind: kind.value for kind in EventType}  # an enum's .value is a Python-level read
 
 Emit = Callable[[RunSnapshot], None]
+
+_HANDLERS = {
+    E.RUN_STARTED: "_on_run_started",
+    E.RUN_FINISHED: "_on_run_finished",
+    E.RUN_ERROR: "_on_run_error",
+    E.TEXT_MESSAGE_START: "_on_text_start",
+    E.TEXT_MESSAGE_CONTENT: "_on_text_content",
+    E.TEXT_MESSAGE_CHUNK: "_on_text_content",
+    E.TEXT_MESSAGE_END: "_on_text_end",
+    E.CUSTOM: "_on_custom",
+    E.REASONING_START: "_on_reasoning_start",
+    E.REASONING_MESSAGE_START: "_on_reasoning_start",
+    E.REASONING_MESSAGE_CONTENT: "_on_reasoning_content",
+    E.REASONING_MESSAGE_END: "_on_reasoning_end",
+    E.REASONING_END: "_on_reasoning_end",
+    E.REASONING_ENCRYPTED_VALUE: "_on_encrypted_value",
+    E.TOOL_CALL_START: "_on_tool_start",
+    E.TOOL_CALL_ARGS: "_on_tool_args",
+    E.TOOL_CALL_CHUNK: "_on_tool_args",
+    E.TOOL_CALL_END: "_on_tool_end",
+    E.TOOL_CALL_RESULT: "_on_tool_result",
+    E.ACTIVITY_SNAPSHOT: "_on_activity_snapshot",
+}
+"""Event type -> the RunAggregator method that handles it."""
 
 
 class RunAggregator:
@@ -100,26 +126,7 @@ class RunAggregator:
         self.snapshot: RunSnapshot | None = None
         self.current_event: Any = None
         self._handlers: dict[Any, Callable[[Any], None]] = {
-            E.RUN_STARTED: self._on_run_started,
-            E.RUN_FINISHED: self._on_run_finished,
-            E.RUN_ERROR: self._on_run_error,
-            E.TEXT_MESSAGE_START: self._on_text_start,
-            E.TEXT_MESSAGE_CONTENT: self._on_text_content,
-            E.TEXT_MESSAGE_CHUNK: self._on_text_content,
-            E.TEXT_MESSAGE_END: self._on_text_end,
-            E.CUSTOM: self._on_custom,
-            E.REASONING_START: self._on_reasoning_start,
-            E.REASONING_MESSAGE_START: self._on_reasoning_start,
-            E.REASONING_MESSAGE_CONTENT: self._on_reasoning_content,
-            E.REASONING_MESSAGE_END: self._on_reasoning_end,
-            E.REASONING_END: self._on_reasoning_end,
-            E.REASONING_ENCRYPTED_VALUE: self._on_encrypted_value,
-            E.TOOL_CALL_START: self._on_tool_start,
-            E.TOOL_CALL_ARGS: self._on_tool_args,
-            E.TOOL_CALL_CHUNK: self._on_tool_args,
-            E.TOOL_CALL_END: self._on_tool_end,
-            E.TOOL_CALL_RESULT: self._on_tool_result,
-            E.ACTIVITY_SNAPSHOT: self._on_activity_snapshot,
+            kind: getattr(self, name) for kind, name in _HANDLERS.items()
         }
 
     # -- public ------------------------------------------------------------------------------
@@ -130,6 +137,8 @@ class RunAggregator:
         if handler is not None:
             self.current_event = event
             handler(event)
+
+    continue_delta = continue_delta  # a method: the aggregator is its first argument
 
     def has_tool_call(self, tool_call_id: str) -> bool:
         return tool_call_id in self.store.tools
@@ -150,13 +159,13 @@ class RunAggregator:
         profile only while the run has not finished: a finished run keeps its outcome)."""
         taken = self._status_machine.step(self.status or "running", "cancel")
         self.status = taken.dest if taken is not None else "incomplete_cancelled"
-        self._emit("cancel")
+        self.emit("cancel")
 
     def fail(self, message: str | None) -> None:
         """The run failed outside the stream (agent exception, protocol violation)."""
         self.status = "incomplete_error"
         self.error = message
-        self._emit("agent_error")
+        self.emit("agent_error")
 
     def settle(self) -> None:
         """The run is over: every open part takes its ``run_settled`` edge."""
@@ -186,11 +195,23 @@ class RunAggregator:
 
     # -- the driver --------------------------------------------------------------------------
 
-    def _emit(self, trigger: str) -> None:
+    def emit(self, trigger: str) -> None:
+        """Emit the message's snapshot after ``trigger`` changed it."""
         store = self.store
         store.version += 1
         self.emit_count += 1
         at_ms = self.last_emit_ms = self._clock() * 1000
+        interrupts = self.interrupts
+        if (
+            interrupts is None
+            and not self.pending_tool_call_ids
+            and not self._emitted_opaque
+            and not store.hidden_signatures
+            and not store.signed_blocks
+        ):
+            custom = None  # what run_metadata says without any of its inputs
+        else:
+            custom = self.custom_metadata()
         snapshot = RunSnapshot(
             self,
             store,
@@ -198,8 +219,8 @@ class RunAggregator:
             self.show_thinking,
             self.status,
             self.error,
-            self.interrupts,
-            self.custom_metadata(),
+            interrupts,
+            custom,
             trigger,
             at_ms,
         )
@@ -234,7 +255,7 @@ class RunAggregator:
         self.timing.start()
         self.status = "running"
         self.error = None
-        self._emit("RUN_STARTED")
+        self.emit("RUN_STARTED")
 
     def _on_run_finished(self, event: Any) -> None:
         outcome = getattr(event, "outcome", None)
@@ -256,12 +277,12 @@ class RunAggregator:
         }
         taken = self._status_machine.step("running", "RUN_FINISHED", guards)
         self.status = taken.dest if taken is not None else "complete"
-        self._emit("RUN_FINISHED")
+        self.emit("RUN_FINISHED")
 
     def _on_run_error(self, event: Any) -> None:
         self.status = "incomplete_error"
         self.error = getattr(event, "message", None)
-        self._emit("RUN_ERROR")
+        self.emit("RUN_ERROR")
 
     # -- parts -------------------------------------------------------------------------------
 
@@ -271,7 +292,7 @@ class RunAggregator:
         self._name_message(message_id)
         self.text.start(self.store, event)
         self.identity.text_named(message_id)
-        self._emit("TEXT_MESSAGE_START")
+        self.emit("TEXT_MESSAGE_START")
 
     def _on_text_content(self, event: Any) -> None:
         message_id = event.message_id
@@ -286,63 +307,63 @@ class RunAggregator:
         timing = self.timing
         if timing.first_token_ms is None:
             timing.first_token()
-        trigger = event.type.value
+        trigger = _NAMES[event.type]
         self.text.content(self.store, event, trigger)
         timing.total_chunks += 1
-        self._emit(trigger)
+        self.emit(trigger)
 
     def _on_text_end(self, event: Any) -> None:
         self._name_message(event.message_id)
         self.text.end(self.store, event)
-        self._emit("TEXT_MESSAGE_END")
+        self.emit("TEXT_MESSAGE_END")
 
     def _on_custom(self, event: Any) -> None:
         self.text.custom(self.store, event)
-        self._emit("CUSTOM")
+        self.emit("CUSTOM")
 
     def _on_reasoning_start(self, event: Any) -> None:
-        trigger = event.type.value
+        trigger = _NAMES[event.type]
         if self.reasoning.start(self.store, event, trigger):
-            self._emit(trigger)
+            self.emit(trigger)
 
     def _on_reasoning_content(self, event: Any) -> None:
         if self.reasoning.content(self.store, event):
-            self._emit("REASONING_MESSAGE_CONTENT")
+            self.emit("REASONING_MESSAGE_CONTENT")
         self.timing.total_chunks += 1
         self.timing.first_token()
 
     def _on_reasoning_end(self, event: Any) -> None:
-        trigger = event.type.value
+        trigger = _NAMES[event.type]
         if self.reasoning.end(self.store, event, trigger):
-            self._emit(trigger)
+            self.emit(trigger)
 
     def _on_encrypted_value(self, event: Any) -> None:
         if self.reasoning.encrypted_value(self.store, event):
-            self._emit("REASONING_ENCRYPTED_VALUE")
+            self.emit("REASONING_ENCRYPTED_VALUE")
 
     def _on_tool_start(self, event: Any) -> None:
         self._name_message(event.parent_message_id)
         if self.tools.start(self.store, event):
-            self._emit("TOOL_CALL_START")
+            self.emit("TOOL_CALL_START")
 
     def _on_tool_args(self, event: Any) -> None:
-        trigger = event.type.value
+        trigger = _NAMES[event.type]
         if trigger == "TOOL_CALL_CHUNK":
             self._name_message(event.parent_message_id)
         if self.tools.args(self.store, event, trigger):
-            self._emit(trigger)
+            self.emit(trigger)
 
     def _on_tool_end(self, event: Any) -> None:
         self.tools.end(self.store, event)
-        self._emit("TOOL_CALL_END")
+        self.emit("TOOL_CALL_END")
 
     def _on_tool_result(self, event: Any) -> None:
         if self.tools.result(self.store, event):
-            self._emit("TOOL_CALL_RESULT")
+            self.emit("TOOL_CALL_RESULT")
 
     def _on_activity_snapshot(self, event: Any) -> None:
         if self.apps.activity(self.store, event):
-            self._emit("ACTIVITY_SNAPSHOT")
+            self.emit("ACTIVITY_SNAPSHOT")
 
 
 PART_OWNERS: dict[str, tuple[type[PartMachine], ...]] = {

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from agui_fsm.aggregator.parts import CLIENT
 from agui_fsm.aggregator.store import PartStore
 from agui_fsm.machines.table import CompiledMachine, Transition
+from agui_fsm.trace import ACTIVE_TRACES
 
 Effect = Callable[[Any, PartStore, Any, Any], None]
 
@@ -59,3 +60,16 @@ class PartMachine:
         for effect in self._effects[id(taken)]:
             effect(self, store, entry, event)
         return taken
+
+    def continue_stream(self, store: PartStore, entry: Any, trigger: str, event: Any) -> bool:
+        """Take ``trigger``'s edge if it is an unguarded self-loop (a delta continuing its
+        part: one lookup in the table) and run its effects; else do nothing, return False."""
+        life = entry.life
+        taken = life.machine.self_loop(life.state, trigger)
+        if taken is None:
+            return False
+        if ACTIVE_TRACES:
+            life.record(trigger, taken)
+        for effect in self._effects[id(taken)]:
+            effect(self, store, entry, event)
+        return True

@@ -76,7 +76,10 @@ class TextParts(PartMachine):
 
     def _fx_append_text(self, store: PartStore, part: TextPart, event: Any) -> None:
         store.active_text = part
-        part.append(event.delta)
+        delta = event.delta
+        part.chunks.append(delta)  # TextPart.append, inline: once per delta
+        part.length += len(delta)
+        part._dict = None
 
     def _fx_release_text_part(self, store: PartStore, part: TextPart, event: Any) -> None:
         if store.active_text is part:

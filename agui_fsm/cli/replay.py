@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -46,9 +47,9 @@ def replay(scenario: Path, trace: bool, lenient: bool, profile: str) -> None:
     except ScenarioError as exc:
         raise click.UsageError(str(exc)) from exc
     rename = IdNormalizer(input_strings(raw))
-    with tracing() as recorded:
+    with tracing() if trace else nullcontext() as recorded:
         output = asyncio.run(Replay(parsed, raw, lenient=lenient, profile=profile).play(rename))
-    if trace:
+    if recorded is not None:
         for taken in recorded.taken:
             instance = rename(taken.instance.removeprefix(OPTIMISTIC_PREFIX))
             click.echo(

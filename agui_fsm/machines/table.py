@@ -162,7 +162,7 @@ class CompiledMachine:
     the two agree on every (state, trigger, guard valuation).
     """
 
-    __slots__ = ("_edges", "_unguarded", "profile", "table")
+    __slots__ = ("_edges", "_self_loops", "_unguarded", "profile", "table")
 
     def __init__(self, table: MachineTable, profile: str = DEFAULT_PROFILE) -> None:
         self.table = table
@@ -180,9 +180,16 @@ class CompiledMachine:
             if not v[0].conditions and not v[0].unless
         }
 
+        self._self_loops = {key: t for key, t in self._unguarded.items() if t.dest == key[0]}
+
     @property
     def name(self) -> str:
         return self.table.name
+
+    def self_loop(self, state: str, trigger: str) -> Transition | None:
+        """The edge ``trigger`` takes from ``state`` when it has no guard and leaves the
+        state as it is (a streaming delta's), else None: one dict lookup."""
+        return self._self_loops.get((state, trigger))
 
     def allows(self, state: str, trigger: str) -> bool:
         """Whether ``trigger`` has any edge out of ``state`` (guards not evaluated)."""
@@ -232,16 +239,23 @@ class Lifecycle:
 
     def fire(self, trigger: str, guards: Guards = _NO_GUARDS) -> Transition:
         """Take the edge for ``trigger`` or raise :class:`InvalidTransition`."""
-        taken = self.machine.step(self.state, trigger, guards)
+        machine = self.machine
+        # The unguarded edges (most of a stream's) need no guard pass: step's first lookup.
+        taken = machine._unguarded.get((self.state, trigger)) or machine.step(
+            self.state, trigger, guards
+        )
         if taken is None:
-            raise InvalidTransition(self.machine.name, self.state, trigger)
+            raise InvalidTransition(machine.name, self.state, trigger)
         if ACTIVE_TRACES:
-            trace = ACTIVE_TRACES[-1]
-            trace.taken.append(
-                TakenTransition(self.machine.name, self.instance, self.state, trigger, taken.dest)
-            )
+            self.record(trigger, taken)
         self.state = taken.dest
         return taken
+
+    def record(self, trigger: str, taken: Transition) -> None:
+        """Write ``taken``, about to be taken from the current state, to the active trace."""
+        ACTIVE_TRACES[-1].taken.append(
+            TakenTransition(self.machine.name, self.instance, self.state, trigger, taken.dest)
+        )
 
     @property
     def is_terminal(self) -> bool:

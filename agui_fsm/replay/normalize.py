@@ -18,15 +18,19 @@ from typing import Any
 def input_strings(raw: Any) -> set[str]:
     """Every string value in the input file's JSON."""
     found: set[str] = set()
+    add = found.add
     stack = [raw]
+    pop, push = stack.pop, stack.append
     while stack:
-        item = stack.pop()
+        item = pop()
+        values = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
         if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+            add(item)
+        for value in values:  # one level inline: most values of an event are strings
+            if type(value) is str:
+                add(value)
+            elif isinstance(value, dict | list | str):
+                push(value)
     return found
 
 

@@ -4,13 +4,15 @@ Timing follows the reference driver (``reference-driver/README.md``): the agent
 yields to the event loop before every item of a run's list, so everything
 before an item is applied when it arrives; an in-run action is started as a
 task the stream does not wait for; a step is settled once no run is active, no
-action is pending and the event loop has gone quiet.
+action is pending and the event loop has gone quiet. A scenario without in-run
+actions and front-end tools has nothing that could run between two items, so its
+runs are streamed as plain lists (no event-loop hop per item).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from agui_fsm.errors import UsageError
@@ -35,11 +37,16 @@ class ScenarioAgent:
         self.replay = replay
         self.inputs: list[dict[str, Any]] = []
 
-    def run(self, run_input: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+    def run(self, run_input: dict[str, Any]) -> AsyncIterator[dict[str, Any]] | Iterator[Any]:
         number = len(self.inputs)
         self.inputs.append(run_input)
         runs = self.replay.scenario.runs
-        return self._stream(number, runs[number] if number < len(runs) else [])
+        items = runs[number] if number < len(runs) else []
+        if self.replay.quiet_streams:
+            # Nothing else can run on the loop while a run streams: the ticks before each
+            # item would show nothing, so the runtime iterates the list without them.
+            return iter(items)
+        return self._stream(number, items)
 
     async def _stream(self, number: int, items: list[dict[str, Any]]):
         for index, item in enumerate(items):
@@ -107,6 +114,12 @@ class Replay:
         )
         self.step = 0
         self._actions: set[asyncio.Task] = set()
+        self.quiet_streams = not self.tools and not any(
+            "op" in item for items in scenario.runs for item in items
+        )
+        """No in-run action and no front-end tool: nothing but the stream itself runs while
+        a run streams (steps wait for the runs to settle; the history adapter is
+        synchronous)."""
 
     def start_in_run_action(self, run: int, index: int, action: Action) -> None:
         where = {"step": self.step, "run": run, "index": index}

@@ -66,11 +66,21 @@ def parse_scenario(data: Any) -> Scenario:
 
 
 @cache
-def _schema_validator() -> Any:
+def _schema() -> dict[str, Any]:
+    return json.loads(files("agui_fsm.replay").joinpath("scenario.schema.json").read_text())
+
+
+@cache
+def _schema_validator(definition: str | None = None) -> Any:
+    """The whole schema's validator, or one of its ``$defs`` (resolving against the whole)."""
     import jsonschema
 
-    schema = json.loads(files("agui_fsm.replay").joinpath("scenario.schema.json").read_text())
-    return jsonschema.Draft202012Validator(schema)
+    schema = _schema()
+    if definition is None:
+        return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(
+        {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+    )
 
 
 def _where(path: Any) -> str:
@@ -80,14 +90,41 @@ def _where(path: Any) -> str:
     return text or "scenario"
 
 
+def schema_errors(raw: Any) -> list[tuple[list[Any], Any]]:
+    """Every schema error as (absolute path, error). A run item that is an event (an object
+    with ``type`` and no ``op``) fits the schema whatever its fields (the runtime checks
+    events), so only the other items are checked, each against ``runItem``: a 100k-event
+    scenario costs one dict test an event, and the errors are those of the whole schema."""
+    runs = raw.get("runs") if isinstance(raw, dict) else None
+    if not isinstance(runs, list):
+        return [(list(e.absolute_path), e) for e in _schema_validator().iter_errors(raw)]
+    found: list[tuple[list[Any], Any]] = []
+    shell = []
+    for r, items in enumerate(runs):
+        if not isinstance(items, list):
+            shell.append(items)
+            continue
+        shell.append([])
+        for j, item in enumerate(items):
+            if type(item) is dict and "type" in item and "op" not in item:
+                continue
+            found += [
+                (["runs", r, j, *e.absolute_path], e)
+                for e in _schema_validator("runItem").iter_errors(item)
+            ]
+    found += [
+        (list(e.absolute_path), e) for e in _schema_validator().iter_errors({**raw, "runs": shell})
+    ]
+    return found
+
+
 def check_scenario_schema(raw: Any) -> None:
     """Raise :class:`ScenarioError` naming the first offending path (an unknown key or op,
     a wrong type) when ``raw`` is not a scenario of ``scenario.schema.json``."""
-    errors = sorted(_schema_validator().iter_errors(raw), key=lambda e: [str(p) for p in e.path])
+    errors = sorted(schema_errors(raw), key=lambda found: [str(p) for p in found[0]])
     if not errors:
         return
-    error = errors[0]
-    path = list(error.absolute_path)
+    path, error = errors[0]
     if error.validator == "additionalProperties":
         known = set(error.schema.get("properties", {}))
         unknown = sorted(k for k in error.instance if k not in known)

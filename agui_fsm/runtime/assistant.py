@@ -4,7 +4,9 @@
 the repository: it inserts the run's placeholder, renames it to the server's id (or drops
 it on a collision), attaches each aggregator snapshot and fires the status edge, and
 persists a settled message through the history sync. What a status change means for the
-thread beyond the message (interrupts, a due resume) it hands to ``on_status``.
+thread beyond the message (interrupts, a due resume) it hands to ``on_status``: after
+every update except one that leaves a running message running without an edge (most of a
+stream), which means nothing beyond the message.
 """
 
 from __future__ import annotations
@@ -112,13 +114,17 @@ class AssistantMessages:
         return not collides
 
     def update(self, message_id: str, snapshot: RunSnapshot) -> str:
-        found = self.repo.get(message_id)
-        if found is None or found[0].role != "assistant":
+        message = self.repo.message(message_id)
+        if message is None or message.role != "assistant":
             return message_id
-        message = found[0]
         message.attach(snapshot)
-        taken = None
         target = snapshot.status_name
+        life = message.status_life
+        if target == "running" and life is not None and life.state == "running":
+            # A streaming update: no edge, nothing to persist, nothing for on_status.
+            self.notify()
+            return message_id
+        taken = None
         if target is not None:
             life = self.status_life(message)
             if life.state != target:

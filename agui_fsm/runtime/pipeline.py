@@ -221,6 +221,7 @@ class StreamValidator:
     """
 
     def __init__(self, factory: Any = None) -> None:
+        self._reads_wire = factory is None
         if factory is None:
             try:
                 from agui_fsm.conformance import Validator as factory  # type: ignore[no-redef]
@@ -232,10 +233,14 @@ class StreamValidator:
     def available(self) -> bool:
         return self._validator is not None
 
-    def check(self, event: Any) -> Sequence[Any]:
-        if self._validator is None:
+    def check(self, event: Any, wire: Any = None) -> Sequence[Any]:
+        """``wire``: the wire dict ``event`` was built from, when it is a flat streaming delta
+        (:func:`agui_fsm.events.flat_delta`). The conformance validator is fed that, its
+        own input form and the same event (its fast path); another validator the model."""
+        validator = self._validator
+        if validator is None:
             return ()
-        found = self._validator.feed(event)
+        found = validator.feed(wire if wire is not None and self._reads_wire else event)
         return list(found) if found else ()
 
     def finish(self) -> list[Any]:

@@ -56,6 +56,11 @@ class MessageRepository:
     def has(self, message_id: str) -> bool:
         return message_id in self._nodes
 
+    def message(self, message_id: str) -> Message | None:
+        """The message with this id, or None."""
+        node = self._nodes.get(message_id)
+        return node.message if node is not None else None
+
     def get(self, message_id: str) -> tuple[Message, str | None] | None:
         node = self._nodes.get(message_id)
         if node is None:

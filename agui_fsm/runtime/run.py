@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 E = EventType
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
 _FIRST = {"first_finish": True}
+_TEXT, _ARGS, _REASONING = E.TEXT_MESSAGE_CONTENT, E.TOOL_CALL_ARGS, E.REASONING_MESSAGE_CONTENT
 
 
 class AgentRunError(AguiFsmError):
@@ -94,10 +95,12 @@ class RunContext:
         return created
 
     def apply_update(self, snapshot: RunSnapshot) -> None:
-        shows = self._shows_interrupt(snapshot)
-        target = self.ensure_assistant(
-            lambda: shows or snapshot.has_stream_content(), despite_collision=shows
-        )
+        target = self.assistant_id
+        if target is None or not self.rt.repo.has(target):
+            shows = self._shows_interrupt(snapshot)
+            target = self.ensure_assistant(
+                lambda: shows or snapshot.has_stream_content(), despite_collision=shows
+            )
         resolved = self.rt.assistants.update(target, snapshot)
         if resolved != self.assistant_id:
             self.assistant_id = resolved
@@ -183,6 +186,13 @@ class RunContext:
         """One event of the (chunk-expanded) stream, through the subscriber's rules."""
         kind = event.type
         life = self.life
+        if kind is _TEXT or kind is _ARGS or kind is _REASONING:
+            # Most of a stream; none is routed by dispatch, all go to the aggregator.
+            if life.state != "errored" and (kind is not _TEXT or event.delta):
+                aggregator = self.aggregator
+                if not aggregator.continue_delta(event):
+                    aggregator.handle(event)
+            return
         if kind == E.RUN_STARTED:
             if life.can("RUN_STARTED"):
                 life.fire("RUN_STARTED")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
-from agui_fsm.events import EventSchemaError, parse_event
+from agui_fsm.events import EventSchemaError, flat_delta, parse_event
 from agui_fsm.runtime.pipeline import (
     ChunkExpander,
     StreamValidator,
@@ -89,7 +89,8 @@ class RunStream:
         expander = self.expander
         run.index += 1
         index = run.index
-        legacy = legacy_thinking_event(raw)
+        event = flat = flat_delta(raw)  # most of a stream: a streaming delta, parsed as it is
+        legacy = legacy_thinking_event(raw) if flat is None else None
         if legacy is not None:
             # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
             # open chunked message) but never hands them to the subscriber: they render
@@ -98,7 +99,8 @@ class RunStream:
                 run.on_event(expanded)
             return
         try:
-            event = parse_event(raw)
+            if event is None:
+                event = parse_event(raw)
         except EventSchemaError as exc:
             exc.index = index
             # The client drops an event of an unknown type (with a warning), and fails the
@@ -119,7 +121,7 @@ class RunStream:
                 raise rejected
             self.diagnose(rejected, run)
             return
-        for violation in self.validator.check(event):
+        for violation in self.validator.check(event, raw if flat is not None else None):
             if not self.lenient and self._fails_run(violation):
                 raise as_protocol_violation(violation, index)
             self.diagnose(as_protocol_violation(violation, index), run)

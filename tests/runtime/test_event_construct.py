@@ -53,6 +53,7 @@ def test_constructed_models_do_not_share_their_fields_set() -> None:
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"},
         {"type": "TOOL_CALL_ARGS", "toolCallId": "t", "delta": "{"},
         {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r", "delta": "x"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": ""},
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi", "timestamp": 1},
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi", "extra": [1]},
     ],
@@ -60,8 +61,12 @@ def test_constructed_models_do_not_share_their_fields_set() -> None:
 def test_a_flat_delta_parses_as_the_model_does(wire: dict) -> None:
     parsed = parse_event(wire)
     strict = _STRICT.validate_python(wire)
+    assert type(parsed) is type(strict)
     assert parsed == strict
+    assert parsed.__dict__ == strict.__dict__
+    assert list(parsed.__dict__) == list(strict.__dict__)
     assert parsed.model_fields_set == strict.model_fields_set
+    assert parsed.model_extra == strict.model_extra
 
 
 @pytest.mark.parametrize(
