@@ -64,7 +64,7 @@ class ThreadRuntime:
         id_factory: Callable[[], str] = default_id,
         **options: Unpack[RuntimeOptions],
     ) -> None:
-        self.settings = settings = checked_settings(agent, lambda: self.new_id(), options)
+        self.settings = settings = checked_settings(agent, id_factory, options)
         self.agent = agent
         self.machines = settings.machines
         self.new_id = id_factory
