@@ -9,11 +9,12 @@ the subscriber's routing). :class:`RunStream` is one run's pass over its stream.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.events import EventSchemaError, flat_delta, parse_event
+from agui_fsm.runtime.lane import DeltaLane
 from agui_fsm.runtime.pipeline import (
     ChunkExpander,
     StreamValidator,
@@ -40,6 +41,9 @@ class RunStream:
         self.expander = ChunkExpander()
         factory = settings.validator_factory
         self.validator = StreamValidator(factory if factory is not False else lambda: None)
+        # The delta lane feeds the validator a wire dict: the default one's input, or none.
+        self.lane = DeltaLane(run, self.expander) if self.validator.reads_wire else None
+        self.wire_feed = self.validator.wire_feed
 
     async def consume(self, stream: Any) -> None:
         run = self.run
@@ -86,7 +90,17 @@ class RunStream:
 
     def feed(self, raw: Any) -> None:
         run = self.run
-        expander = self.expander
+        lane = self.lane
+        if lane is not None and type(raw) is dict and len(raw) == 3:
+            plan = lane.plan(raw)
+            if plan is not None:
+                run.index += 1
+                found = self.wire_feed(raw) if self.wire_feed is not None else None
+                if not found:
+                    lane.apply(plan, raw)
+                    return
+                self._validated(flat_delta(raw), list(found), run.index)
+                return
         run.index += 1
         index = run.index
         event = flat = flat_delta(raw)  # most of a stream: a streaming delta, parsed as it is
@@ -95,7 +109,7 @@ class RunStream:
             # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
             # open chunked message) but never hands them to the subscriber: they render
             # nothing.
-            for expanded in list(expander.feed(legacy, index))[:-1]:
+            for expanded in list(self.expander.feed(legacy, index))[:-1]:
                 run.on_event(expanded)
             return
         try:
@@ -121,12 +135,19 @@ class RunStream:
                 raise rejected
             self.diagnose(rejected, run)
             return
-        for violation in self.validator.check(event, raw if flat is not None else None):
+        self._validated(
+            event, self.validator.check(event, raw if flat is not None else None), index
+        )
+
+    def _validated(self, event: Any, violations: Sequence[Any], index: int) -> None:
+        """The rest of the pipeline, after the validator found ``violations``."""
+        run = self.run
+        for violation in violations:
             if not self.lenient and self._fails_run(violation):
                 raise as_protocol_violation(violation, index)
             self.diagnose(as_protocol_violation(violation, index), run)
         try:
-            events = expander.feed(event, index)
+            events = self.expander.feed(event, index)
         except ProtocolViolation as exc:
             if not self.lenient:
                 raise
