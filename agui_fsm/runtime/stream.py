@@ -42,8 +42,10 @@ class RunStream:
         factory = settings.validator_factory
         self.validator = StreamValidator(factory if factory is not False else lambda: None)
         # The delta lane feeds the validator a wire dict: the default one's input, or none.
-        self.lane = DeltaLane(run, self.expander) if self.validator.reads_wire else None
-        self.wire_feed = self.validator.wire_feed
+        validator = self.validator
+        self.lane = (
+            DeltaLane(run, self.expander, validator.wire_feed) if validator.reads_wire else None
+        )
 
     async def consume(self, stream: Any) -> None:
         run = self.run
@@ -66,11 +68,21 @@ class RunStream:
                     await close()
         else:
             iterator = iter(stream)
+            take = self.lane.take if self.lane is not None else None
             try:
                 for raw in iterator:
                     if run.aborted:
                         break
-                    self.feed(raw)
+                    # feed(raw), with the delta lane's test inline (most of a stream)
+                    if (
+                        take is None
+                        or type(raw) is not dict
+                        or len(raw) != 3
+                        or (taken := take(raw)) is False
+                    ):
+                        self._feed_general(raw)
+                    elif taken is not True:
+                        self._validated(flat_delta(raw), taken, run.index)
                     if run.aborted:
                         break
             finally:
@@ -89,18 +101,19 @@ class RunStream:
         return client_enforces(violation)
 
     def feed(self, raw: Any) -> None:
-        run = self.run
+        """One item of the stream: the delta lane's, or the general way."""
         lane = self.lane
         if lane is not None and type(raw) is dict and len(raw) == 3:
-            plan = lane.plan(raw)
-            if plan is not None:
-                run.index += 1
-                found = self.wire_feed(raw) if self.wire_feed is not None else None
-                if not found:
-                    lane.apply(plan, raw)
-                    return
-                self._validated(flat_delta(raw), list(found), run.index)
+            taken = lane.take(raw)
+            if taken is True:
                 return
+            if taken:  # counted and validated, with findings: the general way from there
+                self._validated(flat_delta(raw), taken, self.run.index)
+                return
+        self._feed_general(raw)
+
+    def _feed_general(self, raw: Any) -> None:
+        run = self.run
         run.index += 1
         index = run.index
         event = flat = flat_delta(raw)  # most of a stream: a streaming delta, parsed as it is
