@@ -41,23 +41,25 @@ class DeltaLane:
         if type(delta) is not str or not delta or self.expander.mode is not None:
             return False
         agg = self.agg
+        store = agg.store
         if kind == _TEXT:
             key = raw.get("messageId")
             identity = agg.identity
+            timing = agg.timing
             if (
                 type(key) is not str
                 or key != identity.last_text_message_id
                 or not identity.reported
-                or agg.timing.first_token_ms is None
+                or timing.first_token_ms is None
             ):
                 return False
-            part = agg.store.text.get(key)
+            part = store.text.get(key)
             owner, trigger = agg.text, _TEXT
         elif kind == _ARGS:
             key = raw.get("toolCallId")
             if type(key) is not str or not key:
                 return False
-            part = agg.store.tools.get(key)
+            part = store.tools.get(key)
             owner, trigger = agg.tools, _ARGS
         else:
             return False
@@ -70,18 +72,25 @@ class DeltaLane:
             return False
         # From here on the general way would take this delta to continue_delta.
         run.index += 1
-        if self.validate is not None:
-            found = self.validate(raw)
+        validate = self.validate
+        if validate is not None:
+            found = validate(raw)
             if found:
                 return list(found)
-        event = LightTextDelta(key, delta) if trigger is _TEXT else LightArgsDelta(key, delta)
-        if ACTIVE_TRACES:
-            life.record(trigger, taken)
-        store = agg.store
-        for effect in owner._effects[id(taken)]:
-            effect(owner, store, part, event)
-        agg.current_event = event
         if trigger is _TEXT:
-            agg.timing.total_chunks += 1
+            event: Any = LightTextDelta(key, delta)
+            if ACTIVE_TRACES:
+                life.record(trigger, taken)
+            for effect in owner._effects[id(taken)]:
+                effect(owner, store, part, event)
+            agg.current_event = event
+            timing.total_chunks += 1
+        else:
+            event = LightArgsDelta(key, delta)
+            if ACTIVE_TRACES:
+                life.record(trigger, taken)
+            for effect in owner._effects[id(taken)]:
+                effect(owner, store, part, event)
+            agg.current_event = event
         agg.emit(trigger)
         return True
