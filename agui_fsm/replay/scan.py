@@ -32,7 +32,8 @@ class ScenarioScan:
 
     @property
     def strings(self) -> set[str]:
-        """Every string value of the scenario (keys not included)."""
+        """Every string value of the scenario (keys not included), once it answered True
+        (past the bound the walk stops: its recursion is bounded as ``plain_within``'s)."""
         return {s for s in self._found if type(s) is str}
 
     def __call__(self, value: Any, room: int) -> bool:

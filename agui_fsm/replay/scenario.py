@@ -178,8 +178,13 @@ SCENARIO_MAX_DEPTH = jsonwire.MAX_DEPTH + 3
 def check_ops(raw: Any) -> None:
     """Every step and in-run action names an op of the format, said in JSON terms (the
     schema check that follows words the other mistakes)."""
+    _check_ops(op_places(raw))
+
+
+def op_places(raw: Any) -> list[tuple[str, Any]]:
+    """(place, op) of every step, then every in-run action, that has an ``op``."""
     if not isinstance(raw, dict):
-        return
+        return []
     steps = raw.get("steps")
     where = [
         (f"steps[{i}]", step["op"])
@@ -193,7 +198,7 @@ def check_ops(raw: Any) -> None:
             for j, item in enumerate(items if isinstance(items, list) else [])
             if isinstance(item, dict) and "op" in item
         ]
-    _check_ops(where)
+    return where
 
 
 def _check_ops(where: list[tuple[str, Any]]) -> None:
