@@ -11,6 +11,7 @@ are most of a file and most of them hold scalars only: such an event is taken in
 
 from __future__ import annotations
 
+from itertools import chain, repeat
 from typing import Any
 
 _CONTAINERS = (dict, list)
@@ -76,6 +77,10 @@ class ScenarioScan:
                 continue
             if items and room <= 1:
                 within = False
+            events = self._events_of_scalars(items) if room > 2 else None
+            if events is not None:
+                events_only = events_only and events
+                continue
             for j, item in enumerate(items):
                 if type(item) is dict:
                     if "op" in item:
@@ -95,6 +100,18 @@ class ScenarioScan:
                 within = walk(item, room - 2) and within
         self.events_only = events_only
         return within
+
+    def _events_of_scalars(self, items: list[Any]) -> bool | None:
+        """A run of objects holding scalars only and no action (most files), taken in C
+        loops: their values collected; whether each has a ``type``. None otherwise (then
+        the run is walked item by item)."""
+        try:  # TypeError: an item is not an object, or holds a container (unhashable)
+            self._found.update(chain.from_iterable(map(dict.values, items)))
+        except TypeError:
+            return None
+        if any(map(dict.__contains__, items, repeat("op"))):
+            return None
+        return all(map(dict.__contains__, items, repeat("type")))
 
     def _walk(self, value: Any, room: int) -> bool:
         """Collect the strings in ``value``; whether it fits in ``room`` levels."""
