@@ -3,7 +3,9 @@
 Every item the agent yields is parsed, checked by the conformance validator (a
 violation the client enforces fails the run; ``lenient`` records it instead), expanded
 from chunks, and handed to the run (:meth:`~agui_fsm.runtime.run.RunContext.on_event`,
-the subscriber's routing). :class:`RunStream` is one run's pass over its stream.
+the subscriber's routing). :class:`RunStream` is one run's pass over its stream. A flat
+delta continuing its part (most of a stream) takes the delta lane
+(:mod:`agui_fsm.runtime.lane`) instead, to the same effect.
 """
 
 from __future__ import annotations
