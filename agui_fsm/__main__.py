@@ -1,5 +1,5 @@
 """``python -m agui_fsm``: the same as the ``agui-fsm`` command."""
 
-from agui_fsm.cli import main
+from agui_fsm.cli import run
 
-main()
+run()

@@ -119,6 +119,69 @@ def flat_delta(raw: Any) -> BaseEvent | None:
     return obj
 
 
+class LightDelta:
+    """A flat streaming delta without its pydantic instance, as the runtime's delta lane
+    (:mod:`agui_fsm.runtime.lane`) hands it to the aggregator: every attribute of its
+    ``ag_ui.core`` model reads the same (the optional ones None), and :meth:`model`,
+    ``model_dump`` and ``==`` go through that model, which it equals."""
+
+    __slots__ = ("delta",)
+
+    MODEL: type[BaseModel]
+    ID_FIELD: str
+    ID_KEY: str
+    timestamp = raw_event = metadata = subagent_run_id = None
+
+    def model(self) -> BaseEvent:
+        """The ``ag_ui.core`` model of this delta (the one :func:`flat_delta` builds)."""
+        built = flat_delta(self.wire())
+        assert built is not None
+        return built
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "type": self.type.value,
+            self.ID_KEY: getattr(self, self.ID_FIELD),
+            "delta": self.delta,
+        }
+
+    def model_dump(self, **kwargs: Any) -> Any:
+        return self.model().model_dump(**kwargs)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        return self.model().model_dump_json(**kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LightDelta):
+            other = other.model()
+        return self.model() == other
+
+    __hash__ = None  # type: ignore[assignment]  # as the (mutable) model
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({getattr(self, self.ID_FIELD)!r}, {self.delta!r})"
+
+
+class LightTextDelta(LightDelta):
+    __slots__ = ("message_id",)
+    MODEL, ID_FIELD, ID_KEY = TextMessageContentEvent, "message_id", "messageId"
+    type = EventType.TEXT_MESSAGE_CONTENT
+
+    def __init__(self, message_id: str, delta: str) -> None:
+        self.message_id = message_id
+        self.delta = delta
+
+
+class LightArgsDelta(LightDelta):
+    __slots__ = ("tool_call_id",)
+    MODEL, ID_FIELD, ID_KEY = ToolCallArgsEvent, "tool_call_id", "toolCallId"
+    type = EventType.TOOL_CALL_ARGS
+
+    def __init__(self, tool_call_id: str, delta: str) -> None:
+        self.tool_call_id = tool_call_id
+        self.delta = delta
+
+
 def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
     """A wire event (camelCase dict) as its ``ag_ui.core`` model."""
     if isinstance(raw, BaseEvent):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -147,11 +148,17 @@ def _to_bytes(data: str | bytes | bytearray | memoryview) -> bytes:
     return bytes(data)
 
 
-def loads(data: str | bytes | bytearray | memoryview, max_depth: int = MAX_DEPTH) -> Any:
+def loads(
+    data: str | bytes | bytearray | memoryview,
+    max_depth: int = MAX_DEPTH,
+    within: Callable[[Any, int], bool] = plain_within,
+) -> Any:
     """Decode one JSON text; raise :class:`JsonProblem` (with the rule to report) for
     invalid JSON or UTF-8, NaN/Infinity, duplicate keys, a value inside more than
     ``max_depth`` nested containers, an integer beyond :data:`MAX_INT_DIGITS` digits or a
-    number beyond a double."""
+    number beyond a double. ``within(value, max_depth)`` is the depth walk of a decoded
+    container when its brackets alone cannot bound it (:func:`plain_within`, or a walk
+    that answers the same and collects something on the way)."""
     if max_depth > MAX_SUPPORTED_DEPTH:
         raise ValueError(f"max_depth {max_depth} is above {MAX_SUPPORTED_DEPTH}")
     raw = data if type(data) is bytes else _to_bytes(data)
@@ -167,7 +174,7 @@ def loads(data: str | bytes | bytearray | memoryview, max_depth: int = MAX_DEPTH
     # The depth: a bracket count bounds it for free; else a walk of the decoded value.
     # (orjson's own write limit is not used as the check: at its exact boundary orjson
     # 3.11 corrupts its heap, as the long fuzz run found.)
-    if raw.count(b"[") + raw.count(b"{") > max_depth and not plain_within(value, max_depth):
+    if raw.count(b"[") + raw.count(b"{") > max_depth and not within(value, max_depth):
         raise depth_problem(value, max_depth) or too_deep(["?"], max_depth)
     # orjson keeps the last of duplicate keys: the same bytes back, or equal colon counts
     # (a dropped key takes its colon with it), prove every key unique, unless an escaped

@@ -204,27 +204,17 @@ class RunAggregator:
         interrupts = self.interrupts
         if (
             interrupts is None
-            and not self.pending_tool_call_ids
             and not self._emitted_opaque
+            and not self.pending_tool_call_ids
             and not store.hidden_signatures
             and not store.signed_blocks
         ):
             custom = None  # what run_metadata says without any of its inputs
         else:
             custom = self.custom_metadata()
-        snapshot = RunSnapshot(
-            self,
-            store,
-            self.timing,
-            self.show_thinking,
-            self.status,
-            self.error,
-            interrupts,
-            custom,
-            trigger,
-            at_ms,
+        snapshot = self.snapshot = RunSnapshot(
+            self, store, self.status, self.error, interrupts, custom, trigger, at_ms
         )
-        self.snapshot = snapshot
         if self._emit_cb is not None:
             self._emit_cb(snapshot)
 

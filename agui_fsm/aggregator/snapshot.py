@@ -22,9 +22,7 @@ class RunSnapshot:
     __slots__ = (
         "_agg",
         "_meta_time",
-        "_show_thinking",
         "_store",
-        "_timing",
         "custom",
         "error",
         "interrupts",
@@ -37,8 +35,6 @@ class RunSnapshot:
         self,
         source: Any,
         store: PartStore,
-        timing: StreamTiming,
-        show_thinking: bool,
         status: str | None,
         error: str | None,
         interrupts: list[dict[str, Any]] | None,
@@ -46,10 +42,9 @@ class RunSnapshot:
         trigger: str,
         at_ms: float | None,
     ) -> None:
-        self._agg = source  # the aggregator, whose outcome the runtime's status guards read
+        # The aggregator: its outcome (the runtime's status guards), timing, show_thinking.
+        self._agg = source
         self._store = store
-        self._timing = timing
-        self._show_thinking = show_thinking
         self.version = store.version
         self.status_name = status
         self.error = error
@@ -68,7 +63,9 @@ class RunSnapshot:
 
     @property
     def content(self) -> list[dict]:
-        return build_content(self._store, self.interrupts, self.status_name, self._show_thinking)
+        return build_content(
+            self._store, self.interrupts, self.status_name, self._agg.show_thinking
+        )
 
     @property
     def status(self) -> dict[str, Any] | None:
@@ -76,7 +73,8 @@ class RunSnapshot:
 
     @property
     def timing(self) -> dict[str, Any] | None:
-        return self._timing.view(self._store, self._meta_time)
+        timing: StreamTiming = self._agg.timing
+        return timing.view(self._store, self._meta_time)
 
     @property
     def metadata(self) -> dict[str, Any]:

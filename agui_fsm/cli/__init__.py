@@ -141,3 +141,15 @@ def main(debug: bool) -> None:
     Exit status: 0 success, 1 invalid input (validate), 2 usage or I/O error,
     70 internal error (a bug in agui-fsm).
     """
+
+
+def run() -> None:
+    """The ``agui-fsm`` program (``python -m agui_fsm`` too): :func:`main`, then the
+    process exits. Whatever the command left on the heap (a replayed scenario's 100k
+    events, say) is frozen first, so the interpreter's collection at exit does not walk it."""
+    import gc
+
+    try:
+        main()
+    finally:
+        gc.freeze()

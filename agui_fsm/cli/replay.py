@@ -10,9 +10,10 @@ import click
 
 from agui_fsm.jsonwire import dumps_text
 from agui_fsm.machines.table import PROFILES
-from agui_fsm.replay import ScenarioError, load_scenario
-from agui_fsm.replay.normalize import IdNormalizer, input_strings
+from agui_fsm.replay import ScenarioError
+from agui_fsm.replay.normalize import IdNormalizer
 from agui_fsm.replay.runner import Replay
+from agui_fsm.replay.scenario import read_scenario
 from agui_fsm.runtime.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
 
@@ -43,10 +44,10 @@ def replay(scenario: Path, trace: bool, lenient: bool, profile: str) -> None:
     import asyncio
 
     try:
-        parsed, raw = load_scenario(scenario)
+        parsed, raw, strings = read_scenario(scenario)
     except ScenarioError as exc:
         raise click.UsageError(str(exc)) from exc
-    rename = IdNormalizer(input_strings(raw))
+    rename = IdNormalizer(strings)
     with tracing() if trace else nullcontext() as recorded:
         output = asyncio.run(Replay(parsed, raw, lenient=lenient, profile=profile).play(rename))
     if recorded is not None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agui_fsm import jsonwire
 from agui_fsm.errors import UsageError
+from agui_fsm.replay.scan import ScenarioScan, plainly_valid
 
 OPS = ("append", "reload", "addToolResult", "submitInterruptResponses", "cancel", "setState")
 
@@ -137,15 +138,37 @@ def check_scenario_schema(raw: Any) -> None:
 
 def load_scenario(path: str | Path) -> tuple[Scenario, Any]:
     """The parsed scenario and the raw JSON it came from (normalization needs the raw text)."""
+    parsed, raw, _ = read_scenario(path)
+    return parsed, raw
+
+
+def read_scenario(path: str | Path) -> tuple[Scenario, Any, set[str]]:
+    """:func:`load_scenario`, and every string value of the file (what
+    :func:`~agui_fsm.replay.normalize.input_strings` gives for the raw JSON)."""
+    scan = ScenarioScan()
     try:
-        raw = jsonwire.loads(Path(path).read_bytes(), max_depth=SCENARIO_MAX_DEPTH)
+        raw = jsonwire.loads(Path(path).read_bytes(), SCENARIO_MAX_DEPTH, within=scan)
     except OSError as exc:
         raise ScenarioError(f"cannot read scenario {path}: {exc.strerror or exc}") from exc
     except jsonwire.JsonProblem as exc:
         raise ScenarioError(f"cannot read scenario {path}: {exc.message}") from exc
-    check_ops(raw)
-    check_scenario_schema(raw)
-    return parse_scenario(raw), raw
+    if not scan.scanned:  # the brackets bounded its depth: the walk only collects
+        scan(raw, SCENARIO_MAX_DEPTH)
+    _check_ops(scan.ops)
+    if not plainly_valid(raw, scan):
+        check_scenario_schema(raw)
+    return _parse_checked(raw), raw, scan.strings
+
+
+def _parse_checked(raw: dict[str, Any]) -> Scenario:
+    """:func:`parse_scenario` of a file that fits the schema: its runs (lists of objects,
+    which is all the model asks of them) are taken as they are, not copied."""
+    runs = raw.get("runs")
+    if not isinstance(runs, list):
+        return parse_scenario(raw)
+    scenario = parse_scenario({k: v for k, v in raw.items() if k != "runs"})
+    scenario.runs = runs
+    return scenario
 
 
 SCENARIO_MAX_DEPTH = jsonwire.MAX_DEPTH + 3
@@ -155,8 +178,13 @@ SCENARIO_MAX_DEPTH = jsonwire.MAX_DEPTH + 3
 def check_ops(raw: Any) -> None:
     """Every step and in-run action names an op of the format, said in JSON terms (the
     schema check that follows words the other mistakes)."""
+    _check_ops(op_places(raw))
+
+
+def op_places(raw: Any) -> list[tuple[str, Any]]:
+    """(place, op) of every step, then every in-run action, that has an ``op``."""
     if not isinstance(raw, dict):
-        return
+        return []
     steps = raw.get("steps")
     where = [
         (f"steps[{i}]", step["op"])
@@ -170,6 +198,10 @@ def check_ops(raw: Any) -> None:
             for j, item in enumerate(items if isinstance(items, list) else [])
             if isinstance(item, dict) and "op" in item
         ]
+    return where
+
+
+def _check_ops(where: list[tuple[str, Any]]) -> None:
     for place, op in where:
         if op not in OPS:
             raise ScenarioError(

@@ -114,8 +114,17 @@ class AssistantMessages:
         return not collides
 
     def update(self, message_id: str, snapshot: RunSnapshot) -> str:
+        """Show ``snapshot`` on the assistant message ``message_id`` (if it is one) and take
+        its status edge; returns the message's id after (a settled placeholder's is new)."""
+        resolved = self.update_if_present(message_id, snapshot)
+        return message_id if resolved is None else resolved
+
+    def update_if_present(self, message_id: str, snapshot: RunSnapshot) -> str | None:
+        """:meth:`update`, or None (nothing done) when the repository has no such message."""
         message = self.repo.message(message_id)
-        if message is None or message.role != "assistant":
+        if message is None:
+            return None
+        if message.role != "assistant":
             return message_id
         message.attach(snapshot)
         target = snapshot.status_name

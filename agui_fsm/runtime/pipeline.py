@@ -15,7 +15,7 @@ run, as it does in the client.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ag_ui.core import (
@@ -232,6 +232,17 @@ class StreamValidator:
     @property
     def available(self) -> bool:
         return self._validator is not None
+
+    @property
+    def reads_wire(self) -> bool:
+        """Whether this is the conformance validator (fed a flat delta's wire dict), or none."""
+        return self._reads_wire or self._validator is None
+
+    @property
+    def wire_feed(self) -> Callable[[Any], Sequence[Any]] | None:
+        """The validator's ``feed`` for a flat delta's wire dict (None without a validator;
+        only for the conformance validator, see :attr:`reads_wire`)."""
+        return self._validator.feed if self._validator is not None and self._reads_wire else None
 
     def check(self, event: Any, wire: Any = None) -> Sequence[Any]:
         """``wire``: the wire dict ``event`` was built from, when it is a flat streaming delta

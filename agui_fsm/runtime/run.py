@@ -96,12 +96,18 @@ class RunContext:
 
     def apply_update(self, snapshot: RunSnapshot) -> None:
         target = self.assistant_id
-        if target is None or not self.rt.repo.has(target):
-            shows = self._shows_interrupt(snapshot)
-            target = self.ensure_assistant(
-                lambda: shows or snapshot.has_stream_content(), despite_collision=shows
-            )
-        resolved = self.rt.assistants.update(target, snapshot)
+        assistants = self.rt.assistants
+        if target is not None:
+            resolved = assistants.update_if_present(target, snapshot)
+            if resolved is not None:
+                if resolved != target:
+                    self.assistant_id = resolved
+                return
+        shows = self._shows_interrupt(snapshot)
+        target = self.ensure_assistant(
+            lambda: shows or snapshot.has_stream_content(), despite_collision=shows
+        )
+        resolved = assistants.update(target, snapshot)
         if resolved != self.assistant_id:
             self.assistant_id = resolved
 

@@ -3,17 +3,20 @@
 Every item the agent yields is parsed, checked by the conformance validator (a
 violation the client enforces fails the run; ``lenient`` records it instead), expanded
 from chunks, and handed to the run (:meth:`~agui_fsm.runtime.run.RunContext.on_event`,
-the subscriber's routing). :class:`RunStream` is one run's pass over its stream.
+the subscriber's routing). :class:`RunStream` is one run's pass over its stream. A flat
+delta continuing its part (most of a stream) takes the delta lane
+(:mod:`agui_fsm.runtime.lane`) instead, to the same effect.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.events import EventSchemaError, flat_delta, parse_event
+from agui_fsm.runtime.lane import DeltaLane
 from agui_fsm.runtime.pipeline import (
     ChunkExpander,
     StreamValidator,
@@ -40,6 +43,11 @@ class RunStream:
         self.expander = ChunkExpander()
         factory = settings.validator_factory
         self.validator = StreamValidator(factory if factory is not False else lambda: None)
+        # The delta lane feeds the validator a wire dict: the default one's input, or none.
+        validator = self.validator
+        self.lane = (
+            DeltaLane(run, self.expander, validator.wire_feed) if validator.reads_wire else None
+        )
 
     async def consume(self, stream: Any) -> None:
         run = self.run
@@ -62,11 +70,21 @@ class RunStream:
                     await close()
         else:
             iterator = iter(stream)
+            take = self.lane.take if self.lane is not None else None
             try:
                 for raw in iterator:
                     if run.aborted:
                         break
-                    self.feed(raw)
+                    # feed(raw), with the delta lane's test inline (most of a stream)
+                    if (
+                        take is None
+                        or type(raw) is not dict
+                        or len(raw) != 3
+                        or (taken := take(raw)) is False
+                    ):
+                        self._feed_general(raw)
+                    elif taken is not True:
+                        self._validated(flat_delta(raw), taken, run.index)
                     if run.aborted:
                         break
             finally:
@@ -85,8 +103,19 @@ class RunStream:
         return client_enforces(violation)
 
     def feed(self, raw: Any) -> None:
+        """One item of the stream: the delta lane's, or the general way."""
+        lane = self.lane
+        if lane is not None and type(raw) is dict and len(raw) == 3:
+            taken = lane.take(raw)
+            if taken is True:
+                return
+            if taken:  # counted and validated, with findings: the general way from there
+                self._validated(flat_delta(raw), taken, self.run.index)
+                return
+        self._feed_general(raw)
+
+    def _feed_general(self, raw: Any) -> None:
         run = self.run
-        expander = self.expander
         run.index += 1
         index = run.index
         event = flat = flat_delta(raw)  # most of a stream: a streaming delta, parsed as it is
@@ -95,7 +124,7 @@ class RunStream:
             # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
             # open chunked message) but never hands them to the subscriber: they render
             # nothing.
-            for expanded in list(expander.feed(legacy, index))[:-1]:
+            for expanded in list(self.expander.feed(legacy, index))[:-1]:
                 run.on_event(expanded)
             return
         try:
@@ -121,12 +150,19 @@ class RunStream:
                 raise rejected
             self.diagnose(rejected, run)
             return
-        for violation in self.validator.check(event, raw if flat is not None else None):
+        self._validated(
+            event, self.validator.check(event, raw if flat is not None else None), index
+        )
+
+    def _validated(self, event: Any, violations: Sequence[Any], index: int) -> None:
+        """The rest of the pipeline, after the validator found ``violations``."""
+        run = self.run
+        for violation in violations:
             if not self.lenient and self._fails_run(violation):
                 raise as_protocol_violation(violation, index)
             self.diagnose(as_protocol_violation(violation, index), run)
         try:
-            events = expander.feed(event, index)
+            events = self.expander.feed(event, index)
         except ProtocolViolation as exc:
             if not self.lenient:
                 raise

@@ -1,0 +1,172 @@
+"""The delta lane (agui_fsm.runtime.lane) changes nothing a caller sees: every stream gives
+the same updates, messages, statuses, diagnostics and errors with the lane as without it,
+and the light event it hands the aggregator reads as the delta's ag_ui.core model."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agui_fsm.events import LightArgsDelta, LightTextDelta, flat_delta
+from agui_fsm.runtime import ThreadRuntime
+from agui_fsm.runtime.lane import DeltaLane
+
+TEXT = {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a"}
+ARGS = {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": '{"q":'}
+POOL = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    {"type": "RUN_ERROR", "message": "boom"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"},
+    {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+    TEXT,
+    TEXT,
+    TEXT,
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "b"},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": ""},
+    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "c", "timestamp": 5},
+    {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "k"},
+    {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"},
+    {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f", "parentMessageId": "m"},
+    ARGS,
+    ARGS,
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "1}"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "x", "delta": "1"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "", "delta": "1"},
+    {"type": "TOOL_CALL_CHUNK", "toolCallId": "c", "toolCallName": "f", "delta": "{"},
+    {"type": "TOOL_CALL_END", "toolCallId": "c"},
+    {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "tm", "content": "ok"},
+    {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "think"},
+    {"type": "STEP_STARTED", "stepName": "s"},
+]
+
+
+class Agent:
+    def __init__(self, stream: list[dict], asynchronous: bool) -> None:
+        self.stream = stream
+        self.asynchronous = asynchronous
+
+    def run(self, run_input: dict) -> Any:
+        # A copy per run: the dicts must not be shared between the two runtimes compared.
+        items = [dict(e) for e in self.stream]
+        if not self.asynchronous:
+            return iter(items)
+
+        async def stream():
+            for item in items:
+                yield item
+
+        return stream()
+
+
+def observe(stream: list[dict], lane: bool, options: dict) -> list[Any]:
+    seen: list[Any] = []
+
+    def shown(rt: ThreadRuntime) -> None:
+        seen.append([(m.id, m.role, m.status, [dict(p) for p in m.content]) for m in rt.messages])
+
+    counter = iter(range(10**6))
+    with pytest.MonkeyPatch.context() as patch:
+        if not lane:
+            patch.setattr(DeltaLane, "take", lambda self, raw: False)
+        rt = ThreadRuntime(
+            Agent(stream, options.pop("asynchronous")),
+            on_update=shown,
+            id_factory=lambda: f"id{next(counter)}",
+            **options,
+        )
+        try:
+            asyncio.run(rt.append("go"))
+        except Exception as exc:  # noqa: BLE001 - the error is part of what is compared
+            seen.append(("raised", type(exc).__name__, str(exc)))
+    seen.append(
+        [(d.error.rule if hasattr(d.error, "rule") else None, d.index) for d in rt.diagnostics]
+    )
+    seen.append([(m.id, m.status, m.content) for m in rt.messages])
+    return seen
+
+
+CONFIGS = [
+    {"validator": None, "lenient": False, "profile": "spec", "asynchronous": False},
+    {"validator": None, "lenient": True, "profile": "reference", "asynchronous": True},
+    {"validator": False, "lenient": False, "profile": "reference", "asynchronous": False},
+    {"validator": False, "lenient": True, "profile": "spec", "asynchronous": True},
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(map(str, c.values())))
+@settings(max_examples=30, deadline=None)
+@given(
+    body=st.lists(st.sampled_from(POOL), max_size=12),
+)
+def test_the_lane_changes_nothing_observable(config: dict, body: list[dict]) -> None:
+    stream = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        TEXT,
+        *body,
+    ]
+    with_lane = observe(stream, True, dict(config))
+    without = observe(stream, False, dict(config))
+    assert with_lane == without
+
+
+def test_the_lane_takes_the_common_deltas(monkeypatch) -> None:
+    """Not a vacuous comparison: continuing text and argument deltas do take the lane."""
+    taken: list[str] = []
+    original = DeltaLane.take
+
+    def counting(self: DeltaLane, raw: dict) -> Any:
+        out = original(self, raw)
+        if out is True:
+            taken.append(raw["type"])
+        return out
+
+    monkeypatch.setattr(DeltaLane, "take", counting)
+    stream = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        TEXT,
+        TEXT,
+        {"type": "TEXT_MESSAGE_END", "messageId": "m"},
+        {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"},
+        ARGS,
+        ARGS,
+        {"type": "TOOL_CALL_END", "toolCallId": "c"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    rt = ThreadRuntime(Agent(stream, False))
+    asyncio.run(rt.append("go"))
+    # The first delta of each part takes the general way (it opens the stream).
+    assert taken == ["TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS"]
+    assert rt.messages[-1].content[0] == {"type": "text", "text": "aa"}
+    assert rt.messages[-1].content[1]["argsText"] == '{"q":{"q":'
+
+
+@pytest.mark.parametrize(
+    ("light", "wire"),
+    [
+        (
+            LightTextDelta("m", "hi"),
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hi"},
+        ),
+        (LightArgsDelta("c", "{"), {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "{"}),
+    ],
+)
+def test_a_light_delta_reads_as_its_model(light: Any, wire: dict) -> None:
+    model = flat_delta(wire)
+    assert model is not None
+    for name in type(model).model_fields:
+        assert getattr(light, name) == getattr(model, name), name
+    assert light.model() == model
+    assert light == model
+    assert light.wire() == wire
+    assert light.model_dump(by_alias=True, exclude_none=True) == wire
+    assert light.model_dump() == model.model_dump()
+    assert light.model_dump_json() == model.model_dump_json()
+    assert light != flat_delta({**wire, "delta": "other"})
