@@ -176,7 +176,8 @@ class Runs:
                 parts.append(f"{label} {some(ids)}")
         return "; ".join(parts)
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
+        """The run has settled: what its text, tool calls and reasoning do then."""
         self.text.settle()
         self.tools.settle()
         self.reasoning.settle()
@@ -214,7 +215,7 @@ class Runs:
                     f"{some(ids)} {'are' if many else 'is'} still "
                     f"open; send {closer} first",
                 )
-        self._settle()
+        self.settle()
         outcome = getattr(ev, "outcome", None)
         kind = getattr(outcome, "type", None)
         if kind == "success" and outcome.pending_tool_call_ids:
@@ -243,7 +244,7 @@ class Runs:
             )
 
     def errored(self, ev) -> None:
-        self._settle()
+        self.settle()
         self.lc.fire("RUN_ERROR")
 
     def end_of_stream(self, events: int) -> None:
@@ -266,7 +267,7 @@ class Runs:
                 f"the stream ended inside {run} without RUN_FINISHED or "
                 "RUN_ERROR" + (f"; still open: {still}" if still else ""),
             )
-            self._settle()
+            self.settle()
             self.lc.fire("stream_end")
         elif state == "draining":
             self.lc.fire("stream_end", {"has_interrupt": self.interrupted})

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agui_fsm.conformance import quick, structs
+from agui_fsm.conformance import express, quick, structs
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.chunks import ALL_LANES, CLOSES, OWN_LANE, ChunkLanes
 from agui_fsm.conformance.context import Ctx, Owners
@@ -91,7 +91,8 @@ class Validator:
         parser = EventParser(ctx)
         self._parse = parser.parse
         self._accept = parser.accept
-        self._quick, self._runs_of = quick.lanes(runs, lanes, t, tc, r)
+        self._quick, runs_of = quick.lanes(runs, lanes, t, tc, r)
+        self._take = express.runner(runs, lanes, runs_of, express.lanes(runs, lanes, t, tc, r))
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
@@ -146,6 +147,9 @@ class Validator:
         if cls is bytes or cls is str:
             ev = structs.decode_text(event)
             if ev is not None:
+                if self._take((ev,), 0):
+                    self._events += 1
+                    return []
                 return self._feed_struct(ev, line)
         return self._feed_general(event, line)
 
@@ -173,23 +177,17 @@ class Validator:
             [t for t, ev in zip(texts, decoded, strict=True) if ev is not None], clean
         ):
             decoded = [None] * len(texts)  # a repeated key somewhere: each text on its own
-        quick_get, run_get = self._quick.get, self._runs_of.get
+        take = self._take
         i, n = 0, len(decoded)
         while i < n:
             ev = decoded[i]
             if ev is None:
                 found = self._feed_general(texts[i], lines[i])
             else:
-                run = run_get(type(ev))
-                taken = run(decoded, i) if run is not None else 0
+                taken = take(decoded, i)
                 if taken:
                     self._events += taken
                     i += taken
-                    continue
-                take = quick_get(type(ev))
-                if take is not None and take(ev):
-                    self._events += 1
-                    i += 1
                     continue
                 found = self._feed_struct(ev, lines[i])
             i += 1
