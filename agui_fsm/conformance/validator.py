@@ -32,6 +32,7 @@ from agui_fsm.conformance.context import Ctx, Owners
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
 from agui_fsm.conformance.messages import Messages
 from agui_fsm.conformance.parse import EventParser
+from agui_fsm.conformance.plain import plain_delta
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.runs import Runs
@@ -151,7 +152,24 @@ class Validator:
                     self._events += 1
                     return []
                 return self._feed_struct(ev, line)
+            if cls is bytes:
+                return self._feed_text(event, line)
         return self._feed_general(event, line)
+
+    def _feed_text(self, text: bytes, line: int | None) -> list[Violation]:
+        # A plain STATE_DELTA needs no general parse: _begin, the parse and _end, inline.
+        ev = plain_delta(text)
+        if ev is None:
+            return self._feed_general(text, line)
+        ctx = self._ctx
+        found: list[Violation] = []
+        ctx.batch, ctx.index, ctx.line = found, self._events, line
+        self._events += 1
+        ctx.event_type = "STATE_DELTA"
+        self._dispatch(ev)
+        if found:
+            self._violations.extend(found)
+        return found
 
     def _feed_general(self, event: Any, line: int | None) -> list[Violation]:
         self._begin(line)
@@ -182,7 +200,7 @@ class Validator:
         while i < n:
             ev = decoded[i]
             if ev is None:
-                found = self._feed_general(texts[i], lines[i])
+                found = self._feed_text(texts[i], lines[i])
             else:
                 taken = take(decoded, i)
                 if taken:

@@ -109,13 +109,14 @@ streams = st.lists(event(), max_size=40).map(
 
 @contextlib.contextmanager
 def general_only():
-    """Every fast path off: no quick lane, no express lane, no struct decodes a text."""
+    """Every fast path off: no quick or express lane, no struct, no plain STATE_DELTA."""
     with (
         mock.patch.object(structs, "decode_one", lambda text: None),
         mock.patch.object(structs, "decode_text", lambda text: None),
         mock.patch.object(structs, "decode_all", lambda texts: [None] * len(texts)),
         mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: ({}, {})),
         mock.patch("agui_fsm.conformance.express.lanes", lambda *args: {}),
+        mock.patch("agui_fsm.conformance.validator.plain_delta", lambda text: None),
     ):
         yield
 
