@@ -17,6 +17,7 @@ import jsonpointer
 
 from agui_fsm import jsonwire
 from agui_fsm.conformance.context import Ctx, some
+from agui_fsm.conformance.plain import PlainDelta
 from agui_fsm.conformance.tools import ToolCalls
 from agui_fsm.errors import PATCH_ERRORS
 from agui_fsm.machines.table import Lifecycle
@@ -126,7 +127,8 @@ class SharedState:
     def delta(self, ev) -> None:
         if not self.known:
             return
-        ops = ops_of(ev.delta)
+        # A plain delta's operations were decoded for this event alone: nothing to copy.
+        ops = ev.delta if type(ev) is PlainDelta else ops_of(ev.delta)
         self.doc, failed, error = apply_ops(self.doc, ops)
         too_deep = jsonwire.document_problem(self.doc, ops)
         if too_deep is not None:
