@@ -38,8 +38,8 @@ from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 from agui_fsm.trace import ACTIVE_TRACES
 
-Express = Callable[[Any], bool]
 Take = Callable[[list, int], int]
+"""``take(events, i)``: how many of ``events[i:]`` a lane took (a bool for one event)."""
 
 _view, _fresh = edges.view, edges.fresh
 _TEXT_START = _fresh(TEXT, "TEXT_MESSAGE_START")
@@ -62,9 +62,7 @@ _TOOL_RESULT = _view(TOOL, "TOOL_CALL_RESULT", _NO_APP_RESULT)
 _RUN_FINISHED = _view(COMPILED["run"], "RUN_FINISHED")
 
 
-def lanes(
-    runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any
-) -> dict[type, Express]:
+def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) -> dict[type, Take]:
     """``{struct class: express}``; ``express(event)`` is True when it took the event.
 
     Each lane assumes what the caller has checked for every event: a plausible timestamp,
@@ -79,7 +77,8 @@ def lanes(
     subagents = runs.subagents
     run_lc = runs.lc
 
-    def text_start(e: Any) -> bool:
+    def text_start(evs: list, j: int) -> bool:
+        e = evs[j]
         mid, tag = e.message_id, e.subagent_run_id
         if mid in msgs or _TEXT_START is None:
             return False
@@ -92,7 +91,8 @@ def lanes(
         texts[mid] = _Text(e.role or "assistant")
         return True
 
-    def text_end(e: Any) -> bool:
+    def text_end(evs: list, j: int) -> bool:
+        e = evs[j]
         mid, tag = e.message_id, e.subagent_run_id
         lc = msgs.get(mid)
         if lc is None or lc.state != "open":
@@ -103,7 +103,8 @@ def lanes(
         lc.state = dest
         return True
 
-    def step_started(e: Any) -> bool:
+    def step_started(evs: list, j: int) -> bool:
+        e = evs[j]
         key = (e.subagent_run_id, e.step_name)
         lc = step_lcs.get(key)
         if lc is None:
@@ -121,7 +122,8 @@ def lanes(
         owners_of[key[0]] = None
         return True
 
-    def step_finished(e: Any) -> bool:
+    def step_finished(evs: list, j: int) -> bool:
+        e = evs[j]
         owner, name = e.subagent_run_id, e.step_name
         lc = step_lcs.get((owner, name))
         if lc is None:
@@ -133,7 +135,8 @@ def lanes(
         active_owners.get(name, {}).pop(owner, None)
         return True
 
-    def reasoning_start(e: Any) -> bool:
+    def reasoning_start(evs: list, j: int) -> bool:
+        e = evs[j]
         mid, tag = e.message_id, e.subagent_run_id
         if mid in items or _REASON_START is None:
             return False
@@ -145,7 +148,8 @@ def lanes(
         item.span = True
         return True
 
-    def reasoning_message_start(e: Any) -> bool:
+    def reasoning_message_start(evs: list, j: int) -> bool:
+        e = evs[j]
         mid, tag = e.message_id, e.subagent_run_id
         item = items.get(mid)
         dest = _REASON_MSG_START_NEW if item is None else _REASON_MSG_START.get(item.lc.state)
@@ -163,7 +167,8 @@ def lanes(
             reasonings[mid] = _Text("reasoning")
         return True
 
-    def reasoning_message_end(e: Any) -> bool:
+    def reasoning_message_end(evs: list, j: int) -> bool:
+        e = evs[j]
         mid, tag = e.message_id, e.subagent_run_id
         item = items.get(mid)
         if item is None or item.lc.state != "message_open":
@@ -174,7 +179,8 @@ def lanes(
         item.lc.state = dest
         return True
 
-    def reasoning_end(e: Any) -> bool:
+    def reasoning_end(evs: list, j: int) -> bool:
+        e = evs[j]
         mid, tag = e.message_id, e.subagent_run_id
         item = items.get(mid)
         if item is None or not item.span:
@@ -186,7 +192,8 @@ def lanes(
         item.lc.state = dest
         return True
 
-    def tool_start(e: Any) -> bool:
+    def tool_start(evs: list, j: int) -> bool:
+        e = evs[j]
         tid, parent, tag = e.tool_call_id, e.parent_message_id, e.subagent_run_id
         if tid in calls or tid in call_owner or tid in tools.earlier or _TOOL_START is None:
             return False
@@ -202,7 +209,8 @@ def lanes(
         touched[tid] = None
         return True
 
-    def tool_args(e: Any) -> bool:
+    def tool_args(evs: list, j: int) -> bool:
+        e = evs[j]
         tid, tag = e.tool_call_id, e.subagent_run_id
         call = calls.get(tid)
         if call is None:
@@ -221,7 +229,8 @@ def lanes(
                 call.args.append(delta)
         return True
 
-    def tool_end(e: Any) -> bool:
+    def tool_end(evs: list, j: int) -> bool:
+        e = evs[j]
         tid, tag = e.tool_call_id, e.subagent_run_id
         call = calls.get(tid)
         if call is None:
@@ -244,7 +253,8 @@ def lanes(
         lc.state = dest
         return True
 
-    def tool_result(e: Any) -> bool:
+    def tool_result(evs: list, j: int) -> bool:
+        e = evs[j]
         tid, mid = e.tool_call_id, e.message_id
         call = calls.get(tid)
         if call is None or call.bracket or mid in known:
@@ -258,7 +268,8 @@ def lanes(
         call.lc.state = dest
         return True
 
-    def run_finished(e: Any) -> bool:
+    def run_finished(evs: list, j: int) -> bool:
+        e = evs[j]
         dest = _RUN_FINISHED.get(run_lc.state)
         if dest is None or subagents.active:
             return False
@@ -304,33 +315,43 @@ def lanes(
 
 
 def runner(
-    runs: Any, chunk_lanes: Any, quick_runs: dict[type, Take], table: dict[type, Express]
+    runs: Any, chunk_lanes: Any, quick_runs: dict[type, Take], table: dict[type, Take]
 ) -> Take:
     """``take(events, i)``: how many of the decoded ``events[i:]`` the quick runs and the
     express lanes took, one after the other (0: the caller takes ``events[i]``)."""
     run_lc, pending = runs.lc, chunk_lanes.lanes
-    quick_get, express_get = quick_runs.get, table.get
+    lane: dict[type, Take] = {**quick_runs, **table}
+    for cls in quick_runs.keys() & table.keys():
+        lane[cls] = _either(quick_runs[cls], table[cls])
+    get = lane.get
 
     def take(evs: list, i: int) -> int:
+        # Nothing a lane takes opens a chunk stream or starts a trace; only RUN_FINISHED
+        # moves the run, so the run is checked again after each event.
+        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
+            return 0
         n, j = len(evs), i
         while j < n:
             ev = evs[j]
-            cls = type(ev)
-            run = quick_get(cls)
-            if run is not None:
-                k = run(evs, j)
-                if k:
-                    j += k
-                    continue
-            go = express_get(cls)
+            go = get(type(ev))
             if go is None:
                 break
-            if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
-                break
             ts = ev.timestamp
-            if (ts is not None and timestamp_unit(ts) is not None) or not go(ev):
+            if ts is not None and timestamp_unit(ts) is not None:
                 break
-            j += 1
+            k = go(evs, j)
+            if not k:
+                break
+            j += k
+            if run_lc.state != "running":
+                break
         return j - i
 
     return take
+
+
+def _either(first: Take, second: Take) -> Take:
+    def either(evs: list, i: int) -> int:
+        return first(evs, i) or second(evs, i)
+
+    return either
