@@ -130,7 +130,7 @@ class SharedState:
             self.known, self.doc = True, copy.deepcopy(input_state)
 
     def snapshot(self, ev) -> None:
-        self.known, self.doc = True, copy.deepcopy(ev.snapshot)
+        self.known, self.doc = True, ev.snapshot if self.ctx.owned else copy.deepcopy(ev.snapshot)
 
     def delta(self, ev) -> None:
         if not self.known:

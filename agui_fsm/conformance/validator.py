@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 
+_TEXTS = (bytes, str, bytearray)
+
+
 class Validator:
     """Checks an AG-UI event stream incrementally.
 
@@ -172,7 +175,7 @@ class Validator:
         return found
 
     def _feed_general(self, event: Any, line: int | None) -> list[Violation]:
-        self._begin(line)
+        self._begin(line).owned = type(event) in _TEXTS
         ev = self._parse(event)
         if ev is not None:
             self._dispatch(ev)
@@ -270,6 +273,7 @@ class Validator:
     def _begin(self, line: int | None) -> Ctx:
         ctx = self._ctx
         ctx.batch, ctx.index, ctx.line, ctx.event_type = [], self._events, line, None
+        ctx.owned = False
         self._events += 1
         return ctx
 

@@ -88,3 +88,16 @@ def test_the_usual_deltas_are_plain():
 def test_a_repeated_key_is_not_plain():
     text = b'{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1,"value":2}]}'
     assert plain_delta(text) is None
+
+
+def test_a_snapshot_the_caller_holds_is_copied():
+    from agui_fsm.conformance.validator import Validator
+
+    snapshot = {"n": 0}
+    v = Validator()
+    v.feed({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+    v.feed({"type": "STATE_SNAPSHOT", "snapshot": snapshot})
+    del snapshot["n"]  # the caller's dict changes; the validator's state must not
+    delta = b'{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":1}]}'
+    assert v.feed(delta) == []
+    assert snapshot == {}
