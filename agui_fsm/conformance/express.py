@@ -63,7 +63,7 @@ _RUN_FINISHED = _view(COMPILED["run"], "RUN_FINISHED")
 
 
 def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) -> dict[type, Take]:
-    """``{struct class: express}``; ``express(event)`` is True when it took the event.
+    """``{struct class: express}``; ``express(events, i)`` is True when it took ``events[i]``.
 
     Each lane assumes what the caller has checked for every event: a plausible timestamp,
     a running run (``runs.seen_first``), no chunk stream pending, no trace recording."""
