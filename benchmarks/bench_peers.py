@@ -16,6 +16,11 @@ timed wall-clock (interpreter start-up included, for every tool alike):
 * with ``--baseline SRC``, also ``agui-fsm validate`` run from the agui_fsm package in SRC
   (e.g. ``git archive OLD agui_fsm | tar -x -C SRC``), to measure a change in the same run.
 
+Python tools run with their bytecode cached (in a temporary ``PYTHONPYCACHEPREFIX``, after
+one untimed warm-up run of each tool), as an installed package has it, even where the
+environment sets ``PYTHONDONTWRITEBYTECODE`` (a development setting that makes every start
+compile every module again); ``--no-bytecode`` keeps the environment as it is.
+
 Tools are interleaved within each repetition so a change in the machine's load hits all
 of them; the best time of the repetitions is reported, with each tool's ratio to the floor
 and agui-fsm's ratio to each peer. Every trace is checked to be accepted by every tool.
@@ -73,9 +78,9 @@ def commands(path: Path, baseline: str | None = None) -> dict[str, list[str]]:
     return cmds
 
 
-def timed(cmd: list[str]) -> tuple[float, int, str]:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int, str]:
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     elapsed = time.perf_counter() - start
     return elapsed, done.returncode, (done.stdout + done.stderr)[-400:]
 
@@ -88,20 +93,35 @@ def main() -> None:
         "--traces", default=",".join(traces.SHAPES), help="comma-separated: text,mixed,tools,state"
     )
     parser.add_argument("--baseline", help="a directory holding an older agui_fsm package")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="run the Python tools in this environment as it is (no bytecode cache)",
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    print(f"{os.cpu_count()} cores, load average {load:.1f} at start; best of {args.repeat}")
+    cache = "environment as is" if args.no_bytecode else "bytecode cached"
+    print(
+        f"{os.cpu_count()} cores, load average {load:.1f} at start; best of {args.repeat}; {cache}"
+    )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        env = None
+        if not args.no_bytecode:
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            env["PYTHONPYCACHEPREFIX"] = str(Path(tmp, "pycache"))
         for shape in args.traces.split(","):
             path = Path(tmp, f"{shape}.jsonl")
             size_of = args.events // 10 if shape == "state" else args.events
             n = traces.write(path, traces.SHAPES[shape](size_of))
             cmds = commands(path, args.baseline)
             best = dict.fromkeys(cmds, float("inf"))
+            if env is not None and not rows:
+                for cmd in cmds.values():  # warm-up: writes the bytecode cache
+                    timed(cmd, env)
             for _ in range(args.repeat):
                 for tool, cmd in cmds.items():
-                    elapsed, code, tail = timed(cmd)
+                    elapsed, code, tail = timed(cmd, env)
                     if code != 0:
                         raise SystemExit(f"{tool} rejected the {shape} trace ({code}): {tail}")
                     best[tool] = min(best[tool], elapsed)

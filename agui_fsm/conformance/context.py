@@ -41,7 +41,7 @@ def severities(overrides: Mapping[str, str] | None = None) -> dict[str, Severity
 class Ctx:
     """The event being checked and the violations it has produced so far."""
 
-    __slots__ = ("batch", "event_type", "index", "levels", "line")
+    __slots__ = ("batch", "event_type", "index", "levels", "line", "owned")
 
     def __init__(self, levels: Mapping[str, Level] | None = None) -> None:
         self.index = 0
@@ -49,6 +49,9 @@ class Ctx:
         self.event_type: str | None = None
         self.batch: list[Violation] = []
         self.levels = severities(levels)
+        # The event was decoded from a JSON text for this check alone: what it holds may be
+        # kept (a state snapshot) without a copy, since no caller has it.
+        self.owned = False
 
     def emit(self, rule: str, message: str) -> None:
         severity = self.levels[rule]

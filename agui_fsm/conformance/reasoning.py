@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.context import STARTS_STREAM, Ctx, Owners
+from agui_fsm.conformance.edges import advance, view
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
 REASONING = COMPILED["reasoning_message"]
+_SETTLED = view(REASONING, "run_settled")
 
 
 class ReasoningItem:
@@ -192,5 +194,4 @@ class Reasoning:
     def settle(self) -> None:
         for item in self.items.values():
             item.span = False
-            if item.lc.can("run_settled"):
-                item.lc.fire("run_settled")
+            advance(item.lc, "run_settled", _SETTLED)

@@ -15,11 +15,8 @@ last event); ``line`` the 1-based input line where the event starts, when there 
 
 from __future__ import annotations
 
-from xml.etree import ElementTree as ET
-
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
 from agui_fsm.conformance.rules import RULES, doc_url
-from agui_fsm.conformance.sarif import to_sarif
 from agui_fsm.jsonwire import dumps_text, escape_surrogates
 
 __all__ = [
@@ -122,6 +119,8 @@ def to_text(name: str, report: Report, *, group: bool = False) -> str:
 def to_junit(name: str, report: Report) -> str:
     """One test case per rule that fired (a failure per error, warnings as system-out) and
     one ``stream`` case, so a CI dashboard shows both the verdict and the rules behind it."""
+    from xml.etree import ElementTree as ET  # only JUnit output needs it
+
     suite = ET.Element("testsuite", name=f"agui-fsm validate {name}")
     by_rule: dict[str, list[Violation]] = {}
     for v in report.violations:
@@ -161,5 +160,7 @@ def render(fmt: str, name: str, report: Report, *, group: bool = False) -> str:
     if fmt == "junit":
         return to_junit(name, report)
     if fmt == "sarif":
+        from agui_fsm.conformance.sarif import to_sarif  # only SARIF output needs it
+
         return to_sarif(name, report)
     return to_text(name, report, group=group)

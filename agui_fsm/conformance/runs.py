@@ -10,6 +10,7 @@ from __future__ import annotations
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.chunks import ChunkLanes
 from agui_fsm.conformance.context import Ctx, Owners, some
+from agui_fsm.conformance.edges import advance, view
 from agui_fsm.conformance.messages import Messages
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.steps import Steps
@@ -23,6 +24,11 @@ from agui_fsm.spec import COMPILED
 _AFTER_RUN = {"INPUT-005": "INPUT-006"}
 _SETTLED = ("draining", "errored")
 _UNANNOUNCED = {"run_announced": False}
+_ANNOUNCED = {"run_announced": True}
+_STARTS = {
+    guards["run_announced"]: view(COMPILED["run"], "RUN_STARTED", guards)
+    for guards in (_ANNOUNCED, _UNANNOUNCED)
+}
 
 
 class Runs:
@@ -131,8 +137,8 @@ class Runs:
         self.seen_first = True
         state = self.lc.state
         run_id = getattr(ev, "run_id", None)
-        announced = {"run_announced": self.started}
-        if state != "errored" and not self.lc.can("RUN_STARTED", announced):
+        announced = _ANNOUNCED if self.started else _UNANNOUNCED
+        if state != "errored" and state not in _STARTS[self.started]:
             self.ctx.emit(
                 "RUN-003",
                 f"RUN_STARTED (runId {run_id!r}) while run "
@@ -140,12 +146,14 @@ class Runs:
                 "RUN_FINISHED or RUN_ERROR first",
             )
             return
-        self.lanes.close_all()
+        if self.lanes.lanes:
+            self.lanes.close_all()
         if state == "errored":
             self.lc.fire("start_run")
             announced = _UNANNOUNCED
         self._begin_run(ev, reset=not (state == "running" and self.implicit))
-        self.lc.fire("RUN_STARTED", announced)
+        if not advance(self.lc, "RUN_STARTED", _STARTS[announced["run_announced"]], announced):
+            self.lc.fire("RUN_STARTED", announced)  # no edge: raises, as it always did
         self.started, self.implicit, self.interrupted = True, False, False
         self.run_ids = (getattr(ev, "thread_id", None), run_id)
 
@@ -176,7 +184,8 @@ class Runs:
                 parts.append(f"{label} {some(ids)}")
         return "; ".join(parts)
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
+        """The run has settled: what its text, tool calls and reasoning do then."""
         self.text.settle()
         self.tools.settle()
         self.reasoning.settle()
@@ -214,7 +223,7 @@ class Runs:
                     f"{some(ids)} {'are' if many else 'is'} still "
                     f"open; send {closer} first",
                 )
-        self._settle()
+        self.settle()
         outcome = getattr(ev, "outcome", None)
         kind = getattr(outcome, "type", None)
         if kind == "success" and outcome.pending_tool_call_ids:
@@ -243,7 +252,7 @@ class Runs:
             )
 
     def errored(self, ev) -> None:
-        self._settle()
+        self.settle()
         self.lc.fire("RUN_ERROR")
 
     def end_of_stream(self, events: int) -> None:
@@ -266,7 +275,7 @@ class Runs:
                 f"the stream ended inside {run} without RUN_FINISHED or "
                 "RUN_ERROR" + (f"; still open: {still}" if still else ""),
             )
-            self._settle()
+            self.settle()
             self.lc.fire("stream_end")
         elif state == "draining":
             self.lc.fire("stream_end", {"has_interrupt": self.interrupted})

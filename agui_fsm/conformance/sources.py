@@ -8,7 +8,6 @@ a :class:`~agui_fsm.conformance.validator.Validator` (:func:`check`).
 from __future__ import annotations
 
 import io
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
@@ -97,6 +96,8 @@ def read(
 # --- a live endpoint -------------------------------------------------------------------------
 def default_run_input() -> dict[str, Any]:
     """The RunAgentInput POSTed when ``--body`` is not given: one short user message."""
+    import uuid  # only a live endpoint needs it
+
     return {
         "threadId": f"agui-fsm-{uuid.uuid4().hex[:12]}",
         "runId": f"run-{uuid.uuid4().hex[:12]}",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.context import STARTS_STREAM, Ctx, Owners
+from agui_fsm.conformance.edges import advance, view
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
 TEXT = COMPILED["text_message"]
 CHUNK = "TEXT_MESSAGE_CHUNK"
+_SETTLED = view(TEXT, "run_settled")
 
 
 class TextMessages:
@@ -125,5 +127,4 @@ class TextMessages:
 
     def settle(self) -> None:
         for lc in self.msgs.values():
-            if lc.can("run_settled"):
-                lc.fire("run_settled")
+            advance(lc, "run_settled", _SETTLED)

@@ -17,6 +17,7 @@ import jsonpointer
 
 from agui_fsm import jsonwire
 from agui_fsm.conformance.context import Ctx, some
+from agui_fsm.conformance.plain import PlainDelta
 from agui_fsm.conformance.tools import ToolCalls
 from agui_fsm.errors import PATCH_ERRORS
 from agui_fsm.machines.table import Lifecycle
@@ -66,9 +67,10 @@ _NOT_FOUND = object()
 
 def _set_in_object(doc: Any, op: dict[str, Any]) -> bool:
     """An ``add`` or ``replace`` whose path leads through objects only, to a member of an
-    object (that exists, for ``replace``), done in place: what jsonpatch does with it.
-    False, having changed nothing, for anything else (arrays, escapes, the root, a missing
-    member, an operation jsonpatch would refuse), which jsonpatch then applies or words."""
+    object (that exists, for ``replace``) or the end (``-``) of an array, for ``add``, done
+    in place: what jsonpatch does with it. False, having changed nothing, for anything else
+    (other array positions, escapes, the root, a missing member, an operation jsonpatch
+    would refuse), which jsonpatch then applies or words."""
     name, path = op.get("op"), op.get("path")
     if (name != "add" and name != "replace") or type(path) is not str or "value" not in op:
         return False
@@ -77,9 +79,16 @@ def _set_in_object(doc: Any, op: dict[str, Any]) -> bool:
     *walk, last = path[1:].split("/")
     target = doc
     for part in walk:
-        target = target.get(part, _NOT_FOUND)
         if type(target) is not dict:
             return False
+        target = target.get(part, _NOT_FOUND)
+    if type(target) is list:
+        if name != "add" or last != "-":
+            return False
+        target.append(op["value"])  # jsonpatch appends to the array
+        return True
+    if type(target) is not dict:
+        return False
     if name == "replace" and (last == "-" or last not in target):
         return False
     target[last] = op["value"]
@@ -121,12 +130,13 @@ class SharedState:
             self.known, self.doc = True, copy.deepcopy(input_state)
 
     def snapshot(self, ev) -> None:
-        self.known, self.doc = True, copy.deepcopy(ev.snapshot)
+        self.known, self.doc = True, ev.snapshot if self.ctx.owned else copy.deepcopy(ev.snapshot)
 
     def delta(self, ev) -> None:
         if not self.known:
             return
-        ops = ops_of(ev.delta)
+        # A plain delta's operations were decoded for this event alone: nothing to copy.
+        ops = ev.delta if type(ev) is PlainDelta else ops_of(ev.delta)
         self.doc, failed, error = apply_ops(self.doc, ops)
         too_deep = jsonwire.document_problem(self.doc, ops)
         if too_deep is not None:

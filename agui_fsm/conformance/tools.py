@@ -12,10 +12,13 @@ from __future__ import annotations
 from agui_fsm import jsonwire
 from agui_fsm.conformance.agreement import UNPARSED, Streamed
 from agui_fsm.conformance.context import MISSING, STARTS_STREAM, Ctx, Owners, who
+from agui_fsm.conformance.edges import advance, view
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
 TOOL = COMPILED["tool_call"]
+_SETTLED = view(TOOL, "run_settled")
+_TERMINAL = frozenset(TOOL.table.terminal)
 
 MAX_CARRIED_TOOL_CALLS = 10_000
 """Unresolved tool calls kept across run boundaries for cross-run results; beyond it the
@@ -87,9 +90,14 @@ class ToolCalls:
     def reset_run(self) -> None:
         """A new run: resolved calls are done; unresolved ones wait for a cross-run result."""
         self.run += 1
-        done = [tid for tid, c in self._touched() if c.lc.is_terminal]
+        calls = self.calls
+        done = [
+            tid
+            for tid in self.touched
+            if (call := calls.get(tid)) is not None and call.lc.state in _TERMINAL
+        ]
         for tid in done:
-            del self.calls[tid]
+            del calls[tid]
         self.earlier = frozenset(done)
         self.touched.clear()
         for _ in range(len(self.calls) - MAX_CARRIED_TOOL_CALLS):
@@ -309,8 +317,7 @@ class ToolCalls:
         for _, call in self._touched():
             call.bracket = False
             call.args = None
-            if call.lc.can("run_settled"):
-                call.lc.fire("run_settled")
+            advance(call.lc, "run_settled", _SETTLED)
 
     def import_calls(self, answered: dict[str, bool], *, authoritative: bool) -> None:
         """Tool calls of replayed history (import_snapshot): resolved when answered there."""

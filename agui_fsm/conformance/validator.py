@@ -25,13 +25,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agui_fsm.conformance import quick, structs
+from agui_fsm.conformance import express, quick, structs
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.chunks import ALL_LANES, CLOSES, OWN_LANE, ChunkLanes
 from agui_fsm.conformance.context import Ctx, Owners
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
 from agui_fsm.conformance.messages import Messages
 from agui_fsm.conformance.parse import EventParser
+from agui_fsm.conformance.plain import plain_delta
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.runs import Runs
@@ -45,6 +46,9 @@ from agui_fsm.errors import UsageError
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
     from pydantic import BaseModel
+
+
+_TEXTS = (bytes, str, bytearray)
 
 
 class Validator:
@@ -91,7 +95,8 @@ class Validator:
         parser = EventParser(ctx)
         self._parse = parser.parse
         self._accept = parser.accept
-        self._quick, self._runs_of = quick.lanes(runs, lanes, t, tc, r)
+        self._quick, runs_of = quick.lanes(runs, lanes, t, tc, r)
+        self._take = express.runner(runs, lanes, runs_of, express.lanes(runs, lanes, t, tc, r))
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
@@ -146,11 +151,31 @@ class Validator:
         if cls is bytes or cls is str:
             ev = structs.decode_text(event)
             if ev is not None:
+                if self._take((ev,), 0):
+                    self._events += 1
+                    return []
                 return self._feed_struct(ev, line)
+            if cls is bytes:
+                return self._feed_text(event, line)
         return self._feed_general(event, line)
 
+    def _feed_text(self, text: bytes, line: int | None) -> list[Violation]:
+        # A plain STATE_DELTA needs no general parse: _begin, the parse and _end, inline.
+        ev = plain_delta(text)
+        if ev is None:
+            return self._feed_general(text, line)
+        ctx = self._ctx
+        found: list[Violation] = []
+        ctx.batch, ctx.index, ctx.line = found, self._events, line
+        self._events += 1
+        ctx.event_type = "STATE_DELTA"
+        self._dispatch(ev)
+        if found:
+            self._violations.extend(found)
+        return found
+
     def _feed_general(self, event: Any, line: int | None) -> list[Violation]:
-        self._begin(line)
+        self._begin(line).owned = type(event) in _TEXTS
         ev = self._parse(event)
         if ev is not None:
             self._dispatch(ev)
@@ -173,23 +198,17 @@ class Validator:
             [t for t, ev in zip(texts, decoded, strict=True) if ev is not None], clean
         ):
             decoded = [None] * len(texts)  # a repeated key somewhere: each text on its own
-        quick_get, run_get = self._quick.get, self._runs_of.get
+        take = self._take
         i, n = 0, len(decoded)
         while i < n:
             ev = decoded[i]
             if ev is None:
-                found = self._feed_general(texts[i], lines[i])
+                found = self._feed_text(texts[i], lines[i])
             else:
-                run = run_get(type(ev))
-                taken = run(decoded, i) if run is not None else 0
+                taken = take(decoded, i)
                 if taken:
                     self._events += taken
                     i += taken
-                    continue
-                take = quick_get(type(ev))
-                if take is not None and take(ev):
-                    self._events += 1
-                    i += 1
                     continue
                 found = self._feed_struct(ev, lines[i])
             i += 1
@@ -254,6 +273,7 @@ class Validator:
     def _begin(self, line: int | None) -> Ctx:
         ctx = self._ctx
         ctx.batch, ctx.index, ctx.line, ctx.event_type = [], self._events, line, None
+        ctx.owned = False
         self._events += 1
         return ctx
 

@@ -72,5 +72,8 @@ def test_it_takes_the_common_operations():
     assert thread._set_in_object(doc, {"op": "replace", "path": "/a/b", "value": 2})
     assert thread._set_in_object(doc, {"op": "add", "path": "/a/c", "value": 3})
     assert not thread._set_in_object(doc, {"op": "replace", "path": "/a/zz", "value": 0})
-    assert not thread._set_in_object(doc, {"op": "add", "path": "/l/-", "value": 0})
-    assert doc == {"a": {"b": 2, "c": 3}, "l": [1]}
+    assert thread._set_in_object(doc, {"op": "add", "path": "/l/-", "value": 0})
+    assert not thread._set_in_object(doc, {"op": "add", "path": "/l/0", "value": 5})
+    assert not thread._set_in_object(doc, {"op": "replace", "path": "/l/-", "value": 5})
+    assert not thread._set_in_object(doc, {"op": "add", "path": "/l/0/x", "value": 5})
+    assert doc == {"a": {"b": 2, "c": 3}, "l": [1, 0]}

@@ -58,7 +58,8 @@ def event(draw) -> dict:
             + ["TOOL_CALL_END", "TOOL_CALL_RESULT", "TOOL_CALL_CHUNK", "REASONING_START"]
             + ["REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"]
             + ["REASONING_MESSAGE_END", "REASONING_END", "STATE_SNAPSHOT", "STATE_DELTA"]
-            + ["message_id_snake"]
+            + ["STEP_STARTED", "STEP_STARTED", "STEP_FINISHED", "STEP_FINISHED"]
+            + ["MESSAGES_SNAPSHOT", "message_id_snake"]
         )
     )
     if kind == "message_id_snake":
@@ -74,6 +75,16 @@ def event(draw) -> dict:
         ev["toolCallId"] = draw(calls)
     if kind == "TOOL_CALL_START":
         ev["toolCallName"] = "lookup"
+        parent = draw(st.sampled_from([None, None, "m1", "m2", "r1"]))
+        if parent is not None:
+            ev["parentMessageId"] = parent
+    if kind.startswith("STEP_"):
+        ev["stepName"] = draw(st.sampled_from(["plan", "plan", "act"]))
+    if kind == "MESSAGES_SNAPSHOT":  # compares what the run streamed (digests, ids)
+        call = {"id": draw(calls), "type": "function"}
+        call["function"] = {"name": "lookup", "arguments": draw(st.sampled_from(['{"q":1}', ""]))}
+        msg = {"id": draw(ids), "role": "assistant", "content": "a", "toolCalls": [call]}
+        ev["messages"] = [msg]
     if kind == "TOOL_CALL_RESULT":
         ev.update(messageId=draw(st.sampled_from(["r1", "m1"])), toolCallId=draw(calls))
         ev["content"] = "ok"
@@ -98,12 +109,14 @@ streams = st.lists(event(), max_size=40).map(
 
 @contextlib.contextmanager
 def general_only():
-    """Every fast path off: no quick lane, no struct decodes a text."""
+    """Every fast path off: no quick or express lane, no struct, no plain STATE_DELTA."""
     with (
         mock.patch.object(structs, "decode_one", lambda text: None),
         mock.patch.object(structs, "decode_text", lambda text: None),
         mock.patch.object(structs, "decode_all", lambda texts: [None] * len(texts)),
         mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: ({}, {})),
+        mock.patch("agui_fsm.conformance.express.lanes", lambda *args: {}),
+        mock.patch("agui_fsm.conformance.validator.plain_delta", lambda text: None),
     ):
         yield
 
