@@ -26,7 +26,6 @@ from typing import Any
 
 from agui_fsm import jsonwire
 from agui_fsm.conformance import edges, structs
-from agui_fsm.conformance import tools as tool_calls
 from agui_fsm.conformance.agreement import _canonical, _Text
 from agui_fsm.conformance.context import MISSING
 from agui_fsm.conformance.reasoning import REASONING, ReasoningItem
@@ -221,12 +220,7 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
             return False
         lc.state = dest
         delta = e.delta
-        if delta and call.args is not None:
-            call.args_size += len(delta)
-            if call.args_size > tool_calls.MAX_ARGS_BYTES:  # read here: tests lower it
-                call.args = None
-            else:
-                call.args.append(delta)
+        call.add_args(delta)
         return True
 
     def tool_end(evs: list, j: int) -> bool:

@@ -20,7 +20,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from agui_fsm.conformance import tools as tool_calls
 from agui_fsm.conformance.tools import TOOL
 from agui_fsm.conformance.wire import timestamp_unit
 from agui_fsm.spec import COMPILED
@@ -102,12 +101,7 @@ def lanes(
             return False
         if tag is not None and owners.tool_call.get(tid, tag) != tag:
             return False
-        if delta and call.args is not None:
-            call.args_size += len(delta)
-            if call.args_size > tool_calls.MAX_ARGS_BYTES:  # read here: tests lower it
-                call.args = None
-            else:
-                call.args.append(delta)
+        call.add_args(delta)
         return True
 
     def reasoning_delta(mid: str, delta: str, tag: Any) -> bool:

@@ -56,6 +56,15 @@ class ToolCall:
         """The validator's guards for this call's argument triggers."""
         return _ARGS_OPEN if self.bracket else _ARGS_CLOSED
 
+    def add_args(self, delta: str | None) -> None:
+        """Keep a streamed piece of the arguments, up to ``MAX_ARGS_BYTES`` in all."""
+        if delta and self.args is not None:
+            self.args_size += len(delta)
+            if self.args_size > MAX_ARGS_BYTES:
+                self.args = None
+            else:
+                self.args.append(delta)
+
 
 class ToolCalls:
     """TOOL_CALL_* and results per toolCallId (tool_call table), across runs."""
@@ -201,12 +210,7 @@ class ToolCalls:
         guards = call.guards()
         if call.lc.can(trigger, guards):
             call.lc.fire(trigger, guards)
-        if delta and call.args is not None:
-            call.args_size += len(delta)
-            if call.args_size > MAX_ARGS_BYTES:
-                call.args = None
-            else:
-                call.args.append(delta)
+        call.add_args(delta)
 
     def end(self, ev) -> None:
         call = self._require_open(ev.tool_call_id, "TOOL-004", "TOOL_CALL_END")
