@@ -15,6 +15,16 @@ from agui_fsm.runtime.messages import Message
 _ROLES = ("user", "assistant", "system")
 
 
+def refused_while_running(method: str) -> UsageError:
+    """The error for ``method`` asked for while a run streams (the reference's wording)."""
+    return UsageError(f"[agui] {method}: a run is already in progress")
+
+
+def check_idle(method: str, running: bool) -> None:
+    if running:
+        raise refused_while_running(method)
+
+
 def check_value(what: str, value: Any) -> None:
     """A caller's JSON-like value (state, tool result, artifact): bounded nesting."""
     found = depth_problem(value, MAX_DOCUMENT_DEPTH)

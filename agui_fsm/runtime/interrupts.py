@@ -25,6 +25,7 @@ from agui_fsm.aggregator.parts import AGUI_NAMESPACE
 from agui_fsm.errors import InterruptPendingError, UsageError
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
 from agui_fsm.runtime.assistant import AssistantMessages
+from agui_fsm.runtime.guards import check_idle
 from agui_fsm.runtime.pending import pending_interrupts
 from agui_fsm.runtime.repository import MessageRepository
 from agui_fsm.runtime.tool_results import fire_tool_edge
@@ -149,8 +150,7 @@ class Interrupts:
         resume = [
             by_id.get(i["id"], {"interruptId": i["id"], "status": "cancelled"}) for i in interrupts
         ]
-        if running:
-            raise UsageError("[agui] steerAway: a run is already in progress")
+        check_idle("steerAway", running)
         self.clear(message_id, resume)
         return resume
 
@@ -251,24 +251,26 @@ def _assert_answerable(method: str, interrupts: Sequence[Mapping[str, Any]], run
         if not expires:
             continue
         try:
-            when = datetime.fromisoformat(str(expires).replace("Z", "+00:00"))
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=UTC)
+            when = _iso_time(expires)
         except ValueError:
             raise UsageError(
                 f'[agui] {method}: interrupt {interrupt["id"]} has malformed expiresAt "{expires}"'
             ) from None
         if when <= now:
             raise UsageError(f"[agui] {method}: interrupt {interrupt['id']} expired at {expires}")
-    if running:
-        raise UsageError(f"[agui] {method}: a run is already in progress")
+    check_idle(method, running)
+
+
+def _iso_time(value: Any) -> datetime:
+    """An ISO 8601 time (``Z`` allowed; UTC when it names no zone); ValueError if it is not."""
+    when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def parse_time(value: Any) -> datetime | None:
     if not value:
         return None
     try:
-        when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return _iso_time(value)
     except ValueError:
         return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

@@ -16,9 +16,9 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agui_fsm.errors import UsageError
 from agui_fsm.runtime.agent_state import AgentState
 from agui_fsm.runtime.assistant import AssistantMessages
+from agui_fsm.runtime.guards import check_idle, refused_while_running
 from agui_fsm.runtime.history import HistorySync
 from agui_fsm.runtime.host import RunHost
 from agui_fsm.runtime.interrupts import Interrupts
@@ -119,8 +119,7 @@ class Runs:
     # -- asking for a run -----------------------------------------------------------------
 
     def assert_idle(self, method: str) -> None:
-        if self.running:
-            raise UsageError(f"[agui] {method}: a run is already in progress")
+        check_idle(method, self.running)
 
     async def take_turn(self, method: str) -> None:
         """A run is asked for (append, reload, resume): while one streams, the run machine's
@@ -131,7 +130,7 @@ class Runs:
         refuses = self.settings.queue_policy == "refuse"
         taken = run.life.fire("request_run", {"refuses_while_running": refuses})
         if "refuse_run" in taken.effects:
-            raise UsageError(f"[agui] {method}: a run is already in progress")
+            raise refused_while_running(method)
         if "queue_run" in taken.effects:
             await self.queue.wait_until(lambda: not self.running)
 
