@@ -2,8 +2,9 @@
 
 Run: python benchmarks/bench_validator.py [--small 100000] [--large 1000000]
 
-A stream of many LangGraph-like runs (steps, streamed text, a tool call with a result,
-state deltas; 20 events a run) is generated as JSON Lines in a temporary directory. It is
+The mixed trace of benchmarks/traces.py (runs of reasoning, steps, streamed text, a tool
+call with a result, state deltas; 27 events a run) is written as JSON Lines in a temporary
+directory. It is
 timed twice: ``Validator.feed`` on wire dicts (the library path the reference runtime
 uses) and file-to-report (``read`` + ``check``: readline, JSON, validation, as the CLI
 runs it). Peak memory of file-to-report is taken with tracemalloc on both file sizes, in
@@ -17,66 +18,16 @@ import json
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path
+
+import traces
 
 from agui_fsm.conformance import Validator
 from agui_fsm.conformance.sources import check, read
 
-EVENTS_PER_RUN = 20
-
-
-def run_events(i: int) -> Iterator[dict]:
-    t, r, m, c = "thread-1", f"run-{i}", f"msg-{i}", f"call-{i}"
-    yield {"type": "RUN_STARTED", "threadId": t, "runId": r}
-    yield {"type": "STEP_STARTED", "stepName": "agent"}
-    yield {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/turn", "value": i}]}
-    yield {"type": "TEXT_MESSAGE_START", "messageId": m, "role": "assistant"}
-    for word in ("Checking ", "the ", "weather ", "for ", "you."):
-        yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": m, "delta": word}
-    yield {"type": "TEXT_MESSAGE_END", "messageId": m}
-    yield {
-        "type": "TOOL_CALL_START",
-        "toolCallId": c,
-        "toolCallName": "get_weather",
-        "parentMessageId": m,
-    }
-    yield {"type": "TOOL_CALL_ARGS", "toolCallId": c, "delta": '{"city": '}
-    yield {"type": "TOOL_CALL_ARGS", "toolCallId": c, "delta": '"Lisbon"}'}
-    yield {"type": "TOOL_CALL_END", "toolCallId": c}
-    yield {"type": "STEP_FINISHED", "stepName": "agent"}
-    yield {"type": "STEP_STARTED", "stepName": "tools"}
-    yield {
-        "type": "TOOL_CALL_RESULT",
-        "messageId": f"res-{i}",
-        "toolCallId": c,
-        "content": '{"temp": 17}',
-        "role": "tool",
-    }
-    yield {"type": "STEP_FINISHED", "stepName": "tools"}
-    yield {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/last", "value": c}]}
-    yield {"type": "RUN_FINISHED", "threadId": t, "runId": r}
-
-
-def stream(n_events: int) -> Iterator[dict]:
-    yield {"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-setup"}
-    yield {"type": "STATE_SNAPSHOT", "snapshot": {"turn": 0}}
-    yield {"type": "RUN_FINISHED", "threadId": "thread-1", "runId": "run-setup"}
-    for i in range(max(1, (n_events - 3) // EVENTS_PER_RUN)):
-        yield from run_events(i)
-
-
-def write_jsonl(path: Path, n_events: int) -> int:
-    count = 0
-    with path.open("w") as f:
-        for event in stream(n_events):
-            f.write(json.dumps(event, separators=(",", ":")) + "\n")
-            count += 1
-    return count
-
 
 def feed_rate(n_events: int) -> float:
-    events = list(stream(n_events))
+    events = list(traces.mixed(n_events))
     v = Validator()
     feed = v.feed
     start = time.perf_counter()
@@ -139,7 +90,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         small, large = Path(tmp, "small.jsonl"), Path(tmp, "large.jsonl")
-        n_small, n_large = write_jsonl(small, args.small), write_jsonl(large, args.large)
+        n_small = traces.write(small, traces.mixed(args.small))
+        n_large = traces.write(large, traces.mixed(args.large))
         print(f"Validator.feed (wire dicts): {feed_rate(args.small):,.0f} events/s")
         costs = ", ".join(f"{form} {us:.2f} us" for form, us in delta_cost().items())
         print(f"Validator.feed per text delta: {costs}")
