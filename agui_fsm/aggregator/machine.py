@@ -61,12 +61,15 @@ class PartMachine:
             effect(self, store, entry, event)
         return taken
 
-    def take_looked_up(
-        self, store: PartStore, entry: Any, trigger: str, taken: Transition, event: Any
-    ) -> None:
-        """Take ``taken``, the unguarded self-loop ``trigger`` was looked up to (a delta
-        continuing its part: the state stays), and run its effects."""
+    def continue_stream(self, store: PartStore, entry: Any, trigger: str, event: Any) -> bool:
+        """Take ``trigger``'s edge if it is an unguarded self-loop (a delta continuing its
+        part: one lookup in the table) and run its effects; else do nothing, return False."""
+        life = entry.life
+        taken = life.machine.self_loop(life.state, trigger)
+        if taken is None:
+            return False
         if ACTIVE_TRACES:
-            entry.life.record(trigger, taken)
+            life.record(trigger, taken)
         for effect in self._effects[id(taken)]:
             effect(self, store, entry, event)
+        return True
