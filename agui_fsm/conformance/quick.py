@@ -231,20 +231,65 @@ def lanes(
             j += 1
         return j - i
 
-    def run_of(cls: type, take: Quick) -> Run:
-        def run(evs: list, i: int) -> int:
-            n, j = len(evs), i
-            while j < n and type(evs[j]) is cls and take(evs[j]):
-                j += 1
-            return j - i
+    reasoning_cls = by_struct["REASONING_MESSAGE_CONTENT"]
 
-        return run
+    def reasoning_run(evs: list, i: int) -> int:
+        # reasoning_struct event after event, hoisted as text_run is (an empty delta is
+        # taken here: the reasoning table has no rule against it).
+        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
+            return 0
+        n, j = len(evs), i
+        last = entry = None
+        while j < n:
+            e = evs[j]
+            if type(e) is not reasoning_cls:
+                break
+            ts, mid, delta, tag = e.timestamp, e.message_id, e.delta, e.subagent_run_id
+            if ts is not None and timestamp_unit(ts) is not None:
+                break
+            if mid != last:
+                item = items.get(mid)
+                if item is None or item.lc.state != "message_open":
+                    break
+                last, entry = mid, reasonings.get(mid)
+            if tag is not None and owners.reasoning.get(mid, tag) != tag:
+                break
+            if entry is not None and delta:
+                entry.parts.append(delta)
+                if len(entry.parts) >= 64:
+                    entry.flush()
+            j += 1
+        return j - i
+
+    args_cls = by_struct["TOOL_CALL_ARGS"]
+
+    def args_run(evs: list, i: int) -> int:
+        # args_struct event after event, hoisted as text_run is.
+        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
+            return 0
+        n, j = len(evs), i
+        last = call = None
+        while j < n:
+            e = evs[j]
+            if type(e) is not args_cls:
+                break
+            ts, tid, tag = e.timestamp, e.tool_call_id, e.subagent_run_id
+            if ts is not None and timestamp_unit(ts) is not None:
+                break
+            if tid != last:
+                call = calls.get(tid)
+                if call is None or call.lc.state != "streaming_args":
+                    break
+                last = tid
+            if tag is not None and owners.tool_call.get(tid, tag) != tag:
+                break
+            call.add_args(e.delta)
+            j += 1
+        return j - i
 
     runs_by_struct: dict[type, Run] = {
         text_cls: text_run,
-        by_struct["TOOL_CALL_ARGS"]: run_of(by_struct["TOOL_CALL_ARGS"], args_struct),
-        by_struct["REASONING_MESSAGE_CONTENT"]: run_of(
-            by_struct["REASONING_MESSAGE_CONTENT"], reasoning_struct
-        ),
+        args_cls: args_run,
+        reasoning_cls: reasoning_run,
     }
     return table, runs_by_struct

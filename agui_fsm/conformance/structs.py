@@ -14,6 +14,14 @@ nothing to say about its shape, with one exception the decoder cannot see: a dup
 (msgspec, like orjson, keeps the last). :func:`keys_unique` rules that out for a block of
 lines at once (the Hypothesis test in ``tests/conformance/test_structs.py`` holds all of this
 to the general path).
+
+One nested event has a struct too: a STATE_DELTA of ``add`` and ``replace`` operations whose
+values are JSON scalars (:data:`STATE_DELTA`), the commonest delta there is. Containers,
+integers beyond 64 bits and the other operations fail to decode and take the general path.
+It is not a flat event (not in :data:`BY_TYPE`) and its paths are not checked to be JSON
+Pointers: only its express lane (:mod:`~agui_fsm.conformance.state_express`) reads it, which
+writes only at plain pointers, and the general path re-reads the text whenever the lane does
+not take it.
 """
 
 from __future__ import annotations
@@ -89,13 +97,72 @@ def _struct(kind: str, rows: list) -> type | None:
     )
 
 
+# A JSON scalar exactly as orjson (the general path) reads it: a 64-bit integer, a double,
+# a string, a boolean or null. orjson reads a bigger integer as a double; msgspec would not.
+_JSON_SCALAR = Union[  # noqa: UP007
+    str, bool, None, Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)], float
+]
+_IN_PLACE_OPS = ("add", "replace")
+
+
+def _op_field(wire: str, shape: list) -> Any:
+    if shape == ["any"]:
+        return _JSON_SCALAR
+    if shape[0] == "str":
+        # The JSON Pointer pattern is left out (it costs more than the rest of the decode):
+        # the lane writes only at a path that starts with "/" and has no "~", a subset.
+        return str
+    raise ValueError(f"no struct field for a patch operation's {wire!r} of shape {shape}")
+
+
+def _delta_struct() -> type:
+    namespace: dict[str, Any] = {}
+    delta_shape = None
+    for wire, attr, required, default, shape in EVENTS["STATE_DELTA"]:
+        if wire == "delta":
+            delta_shape = shape
+        elif required:
+            raise ValueError(f"STATE_DELTA requires {wire!r}, which its struct does not carry")
+        else:
+            namespace[attr] = default
+    assert delta_shape is not None and delta_shape[0] == "list" and delta_shape[1][0] == "union"
+    tag_field, by_op = delta_shape[1][1], delta_shape[1][2]
+    ops = []
+    for op in _IN_PLACE_OPS:
+        name, rows = by_op[op]
+        fields = [(attr, _op_field(wire, shape)) for wire, attr, _, _, shape in rows]
+        rename = {attr: wire for wire, attr, *_ in rows}
+        ops.append(
+            msgspec.defstruct(
+                name + "Struct",
+                fields,
+                tag_field=tag_field,
+                tag=op,
+                rename=rename,
+                forbid_unknown_fields=True,
+                namespace={"op": op},
+                gc=False,
+            )
+        )
+    return msgspec.defstruct(
+        "StateDeltaStruct",
+        [("delta", list[Union[tuple(ops)]])],  # noqa: UP007
+        tag_field="type",
+        tag="STATE_DELTA",
+        forbid_unknown_fields=True,
+        namespace=namespace,
+    )
+
+
 BY_TYPE: dict[str, type] = {
     kind: cls for kind, rows in EVENTS.items() if (cls := _struct(kind, rows)) is not None
 }
 """event type -> its struct, for every flat event type."""
 KIND_OF: dict[type, str] = {cls: kind for kind, cls in BY_TYPE.items()}
+STATE_DELTA: type = _delta_struct()
+"""The struct of a STATE_DELTA of in-place operations with scalar values."""
 
-_decode = msgspec.json.Decoder(Union[tuple(BY_TYPE.values())]).decode  # noqa: UP007
+_decode = msgspec.json.Decoder(Union[(*BY_TYPE.values(), STATE_DELTA)]).decode
 _encode = msgspec.json.encode
 _Failed = (msgspec.DecodeError, msgspec.ValidationError)
 

@@ -65,33 +65,50 @@ class _Pointer(jsonpointer.JsonPointer):
 _NOT_FOUND = object()
 
 
-def _set_in_object(doc: Any, op: dict[str, Any]) -> bool:
-    """An ``add`` or ``replace`` whose path leads through objects only, to a member of an
-    object (that exists, for ``replace``) or the end (``-``) of an array, for ``add``, done
-    in place: what jsonpatch does with it. False, having changed nothing, for anything else
-    (other array positions, escapes, the root, a missing member, an operation jsonpatch
-    would refuse), which jsonpatch then applies or words."""
-    name, path = op.get("op"), op.get("path")
-    if (name != "add" and name != "replace") or type(path) is not str or "value" not in op:
-        return False
+def slot(doc: Any, name: Any, path: Any) -> tuple[Any, str] | None:
+    """Where an ``add`` or ``replace`` at ``path`` writes, as (container, member), when the
+    path leads through objects only, to a member of an object (that exists, for
+    ``replace``) or the end (``-``) of an array, for ``add``: the cases done in place, as
+    jsonpatch does them. None for anything else (other array positions, escapes, the root,
+    a missing member, an operation jsonpatch would refuse), which jsonpatch then applies or
+    words. Looking changes nothing."""
+    if (name != "add" and name != "replace") or type(path) is not str:
+        return None
     if not path.startswith("/") or "~" in path or type(doc) is not dict:
-        return False
+        return None
     *walk, last = path[1:].split("/")
     target = doc
     for part in walk:
         if type(target) is not dict:
-            return False
+            return None
         target = target.get(part, _NOT_FOUND)
     if type(target) is list:
-        if name != "add" or last != "-":
-            return False
-        target.append(op["value"])  # jsonpatch appends to the array
-        return True
+        return (target, last) if name == "add" and last == "-" else None
     if type(target) is not dict:
-        return False
+        return None
     if name == "replace" and (last == "-" or last not in target):
+        return None
+    return target, last
+
+
+def put(where: tuple[Any, str], value: Any) -> None:
+    """Write ``value`` at a :func:`slot`."""
+    target, last = where
+    if type(target) is list:
+        target.append(value)
+    else:
+        target[last] = value
+
+
+def _set_in_object(doc: Any, op: dict[str, Any]) -> bool:
+    """An ``add`` or ``replace`` done in place at its :func:`slot`; False, having changed
+    nothing, when it has none."""
+    if "value" not in op:
         return False
-    target[last] = op["value"]
+    where = slot(doc, op.get("op"), op.get("path"))
+    if where is None:
+        return False
+    put(where, op["value"])
     return True
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agui_fsm.conformance import express, quick, structs
+from agui_fsm.conformance import express, quick, state_express, structs
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.chunks import ALL_LANES, CLOSES, OWN_LANE, ChunkLanes
 from agui_fsm.conformance.context import Ctx, Owners
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 
 _TEXTS = (bytes, str, bytearray)
+_DELTA = structs.STATE_DELTA
 
 
 class Validator:
@@ -96,7 +97,8 @@ class Validator:
         self._parse = parser.parse
         self._accept = parser.accept
         self._quick, runs_of = quick.lanes(runs, lanes, t, tc, r)
-        self._take = express.runner(runs, lanes, runs_of, express.lanes(runs, lanes, t, tc, r))
+        express_lanes = {**express.lanes(runs, lanes, t, tc, r), **state_express.lanes(state)}
+        self._take = express.runner(runs, lanes, runs_of, express_lanes)
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
@@ -154,7 +156,8 @@ class Validator:
                 if self._take((ev,), 0):
                     self._events += 1
                     return []
-                return self._feed_struct(ev, line)
+                if type(ev) is not _DELTA:  # a delta the lane leaves is read again
+                    return self._feed_struct(ev, line)
             if cls is bytes:
                 return self._feed_text(event, line)
         return self._feed_general(event, line)
@@ -193,10 +196,12 @@ class Validator:
         of texts taken."""
         self._check_open("feed_lines")
         decoded = structs.decode_all(texts)
-        clean = [ev for ev in decoded if ev is not None]
-        if clean and not structs.keys_unique(
-            [t for t, ev in zip(texts, decoded, strict=True) if ev is not None], clean
-        ):
+        if None in decoded:
+            clean = [ev for ev in decoded if ev is not None]
+            clean_texts = [t for t, ev in zip(texts, decoded, strict=True) if ev is not None]
+        else:
+            clean, clean_texts = decoded, texts
+        if clean and not structs.keys_unique(clean_texts, clean):
             decoded = [None] * len(texts)  # a repeated key somewhere: each text on its own
         take = self._take
         i, n = 0, len(decoded)
@@ -210,7 +215,10 @@ class Validator:
                     self._events += taken
                     i += taken
                     continue
-                found = self._feed_struct(ev, lines[i])
+                if type(ev) is _DELTA:
+                    found = self._feed_text(texts[i], lines[i])
+                else:
+                    found = self._feed_struct(ev, lines[i])
             i += 1
             if found and on_found is not None and on_found(found):
                 return i

@@ -47,6 +47,16 @@ extras = st.sampled_from(
 )
 
 
+# Operations the STATE_DELTA lane takes or must leave: members that exist or not, objects,
+# arrays, escapes, the root, a prefix written before a longer path, values of every kind.
+patch_ops = st.builds(
+    lambda op, path, value: {"op": op, "path": path, "value": value},
+    st.sampled_from(["add", "replace", "replace", "test"]),
+    st.sampled_from(["/n", "/n", "/m", "/o", "/o/k", "/o/new", "/l/-", "/l/0", "/a~1b", "", "n"]),
+    st.sampled_from([1, 1.5, "s", "a:b", True, None, 2**63, {"k": 2}, [1], -0.0]),
+) | st.sampled_from([{"op": "remove", "path": "/n"}, {"op": "move", "from": "/n", "path": "/m"}])
+
+
 @st.composite
 def event(draw) -> dict:
     kind = draw(
@@ -95,9 +105,9 @@ def event(draw) -> dict:
     if kind == "TOOL_CALL_CHUNK":
         ev.update(toolCallId=draw(calls), toolCallName="lookup", delta=draw(deltas))
     if kind == "STATE_SNAPSHOT":
-        ev["snapshot"] = {"n": 0}
+        ev["snapshot"] = draw(st.sampled_from([{"n": 0}, {"n": 0, "o": {"k": 1}, "l": []}, [1]]))
     if kind == "STATE_DELTA":
-        ev["delta"] = [{"op": "replace", "path": "/n", "value": 1}]
+        ev["delta"] = draw(st.lists(patch_ops, max_size=3))
     ev.update(draw(extras))
     return ev
 
@@ -116,6 +126,7 @@ def general_only():
         mock.patch.object(structs, "decode_all", lambda texts: [None] * len(texts)),
         mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: ({}, {})),
         mock.patch("agui_fsm.conformance.express.lanes", lambda *args: {}),
+        mock.patch("agui_fsm.conformance.state_express.lanes", lambda *args: {}),
         mock.patch("agui_fsm.conformance.validator.plain_delta", lambda text: None),
     ):
         yield
