@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import traceback
 
 import click
 
@@ -113,6 +112,8 @@ class _Guarded(LazyGroup):
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence, by design
             if ctx.params.get("debug") or os.environ.get("AGUI_FSM_DEBUG"):
+                import traceback
+
                 traceback.print_exc()
             detail = escape_surrogates(f"{type(exc).__name__}: {exc}")
             if len(detail) > 300:

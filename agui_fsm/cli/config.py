@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,12 +44,28 @@ def find_pyproject(start: Path) -> Path | None:
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                text = candidate.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
                 continue
-            if SECTION in data.get("tool", {}):
+            if _may_name_section(text) and SECTION in _toml(text).get("tool", {}):
                 return candidate
     return None
+
+
+def _may_name_section(text: str) -> bool:
+    # A table named agui-fsm spells the name, or hides it in a quoted key's escapes: most
+    # pyproject.toml files need no TOML parse (nor tomllib's import) to be ruled out.
+    return SECTION in text or "\\u" in text or "\\U" in text
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """The document, or {} when ``text`` is not valid TOML (it names no table then)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return {}
 
 
 def load(path: Path) -> Settings:
@@ -59,6 +74,8 @@ def load(path: Path) -> Settings:
     Raises :class:`~agui_fsm.errors.UsageError` for an unreadable file, an unknown key, an
     unknown rule id or level.
     """
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

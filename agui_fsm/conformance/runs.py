@@ -159,15 +159,22 @@ class Runs:
 
     def _begin_run(self, ev, *, reset: bool) -> None:
         if reset:
-            for part in (self.text, self.tools, self.reasoning, self.steps, self.subagents):
-                part.reset_run()
+            self.text.reset_run()
+            self.tools.reset_run()
+            self.reasoning.reset_run()
+            self.steps.reset_run()
+            self.subagents.reset_run()
             self.owners.clear()
             self.streamed.reset_run()
         run_input = getattr(ev, "input", None)
-        has_state = run_input is not None and run_input.state is not None
+        if run_input is None:  # the commonest start (a struct never has one)
+            self.state.reset_run()
+            self.interrupts.run_started(None)
+            return
+        has_state = run_input.state is not None
         self.state.reset_run(run_input.state if has_state else None, has_state)
         self.interrupts.run_started(run_input)
-        if run_input is not None and run_input.messages:
+        if run_input.messages:
             self.messages.run_input(run_input.messages)
 
     def _open_items(self) -> str:

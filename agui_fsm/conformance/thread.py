@@ -76,12 +76,14 @@ def slot(doc: Any, name: Any, path: Any) -> tuple[Any, str] | None:
         return None
     if not path.startswith("/") or "~" in path or type(doc) is not dict:
         return None
-    *walk, last = path[1:].split("/")
+    last = path[1:]
     target = doc
-    for part in walk:
-        if type(target) is not dict:
-            return None
-        target = target.get(part, _NOT_FOUND)
+    if "/" in last:
+        *walk, last = last.split("/")
+        for part in walk:
+            if type(target) is not dict:
+                return None
+            target = target.get(part, _NOT_FOUND)
     if type(target) is list:
         return (target, last) if name == "add" and last == "-" else None
     if type(target) is not dict:
@@ -308,6 +310,8 @@ class Interrupts:
                     )
 
     def run_started(self, run_input) -> None:
+        if run_input is None and not self.pending:
+            return  # the commonest start: nothing to answer, nothing to supersede
         if run_input is not None and run_input.resume:
             for entry in run_input.resume:
                 found = self.pending.pop(entry.interrupt_id, None)

@@ -109,6 +109,20 @@ def test_pyproject_settings_and_command_line_precedence(tmp_path, monkeypatch):
     assert run("validate", "--config", str(bad), VALID).exit_code == 2
 
 
+def test_the_nearest_pyproject_naming_the_table_is_found_however_spelled(tmp_path):
+    from agui_fsm.cli.config import find_pyproject
+
+    outer, inner = tmp_path / "outer", tmp_path / "outer" / "inner"
+    inner.mkdir(parents=True)
+    (outer / "pyproject.toml").write_text('[tool.agui-fsm]\nfail-on = "warning"\n')
+    (inner / "pyproject.toml").write_text('[project]\nname = "x"\n')  # no table: skipped
+    assert find_pyproject(inner) == outer / "pyproject.toml"
+    (inner / "pyproject.toml").write_text('[tool."agui\\u002dfsm"]\nfail-on = "warning"\n')
+    assert find_pyproject(inner) == inner / "pyproject.toml"  # the name in an escape
+    (inner / "pyproject.toml").write_text("[tool.agui-fsm\n")  # not TOML: passed over
+    assert find_pyproject(inner) == outer / "pyproject.toml"
+
+
 # --- text output -------------------------------------------------------------------------------
 def test_text_output_gives_the_event_index_even_on_one_line(tmp_path):
     events = [
