@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from agui_fsm.conformance.tools import TOOL
 from agui_fsm.conformance.wire import timestamp_unit
@@ -57,15 +57,23 @@ def _timestamp_ok(ts: Any) -> bool:
 
 
 Run = Callable[[list, int], int]
+ByFields = Callable[[str, str, Any], bool]
+"""``take(entity_id, delta, subagent_run_id)``: the lane of one delta type, from its fields."""
 
 
-def lanes(
-    runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any
-) -> tuple[dict[type, Quick], dict[type, Run]]:
-    """``{input class: quick}`` for wire dicts, the ``ag_ui.core`` models (when loaded) and
-    the decoded structs; ``quick(event)`` is True when it took the event. And ``{struct
-    class: run}``: ``run(events, i)`` takes as many of ``events[i:]`` as it can, one after
-    the other, and says how many (a block of JSON Lines is mostly runs of deltas)."""
+class QuickLanes(NamedTuple):
+    by_input: dict[type, Quick]
+    runs: dict[type, Run]
+    by_fields: dict[str, ByFields]
+
+
+def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) -> QuickLanes:
+    """``by_input``: ``{input class: quick}`` for wire dicts, the ``ag_ui.core`` models
+    (when loaded) and the decoded structs; ``quick(event)`` is True when it took the event.
+    ``runs``: ``{struct class: run}``; ``run(events, i)`` takes as many of ``events[i:]`` as
+    it can, one after the other, and says how many (a block of JSON Lines is mostly runs of
+    deltas). ``by_fields``: ``{event type: take}`` for a caller that has the fields already
+    (an event of exactly its type, id and delta, all strings)."""
     msgs, texts = text.msgs, text.record.texts
     calls = tools.calls
     items, reasonings = reasoning.items, reasoning.record.reasoning
@@ -292,4 +300,5 @@ def lanes(
         args_cls: args_run,
         reasoning_cls: reasoning_run,
     }
-    return table, runs_by_struct
+    by_fields = {kind: take for kind, (_, take) in by_type.items()}
+    return QuickLanes(table, runs_by_struct, by_fields)

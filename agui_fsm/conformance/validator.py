@@ -96,7 +96,7 @@ class Validator:
         parser = EventParser(ctx)
         self._parse = parser.parse
         self._accept = parser.accept
-        self._quick, runs_of = quick.lanes(runs, lanes, t, tc, r)
+        self._quick, runs_of, self._by_fields = quick.lanes(runs, lanes, t, tc, r)
         express_lanes = {**express.lanes(runs, lanes, t, tc, r), **state_express.lanes(state)}
         self._take = express.runner(runs, lanes, runs_of, express_lanes)
         self._events = 0
@@ -161,6 +161,20 @@ class Validator:
             if cls is bytes:
                 return self._feed_text(event, line)
         return self._feed_general(event, line)
+
+    def take_delta(self, kind: str, entity_id: str, delta: str) -> bool:
+        """Take a streaming delta given by its fields, ``{"type": kind, <its id field>:
+        entity_id, "delta": delta}`` and nothing else, when it has nothing to report: True
+        once counted, as :meth:`feed` of that event would (it would return no violation).
+        False, with nothing done, otherwise: then :meth:`feed` the event. For a caller that
+        has read those fields already (the runtime's delta lane)."""
+        take = self._by_fields.get(kind)
+        if take is None or self._finished or type(entity_id) is not str or type(delta) is not str:
+            return False
+        if not take(entity_id, delta, None):
+            return False
+        self._events += 1
+        return True
 
     def _feed_text(self, text: bytes, line: int | None) -> list[Violation]:
         # A plain STATE_DELTA needs no general parse: _begin, the parse and _end, inline.

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from agui_fsm.conformance import structs
+from agui_fsm.conformance import quick, structs
 from agui_fsm.conformance.jsonl import JsonLines
 from agui_fsm.conformance.sources import check
 from agui_fsm.conformance.validator import Validator
@@ -124,7 +124,7 @@ def general_only():
         mock.patch.object(structs, "decode_one", lambda text: None),
         mock.patch.object(structs, "decode_text", lambda text: None),
         mock.patch.object(structs, "decode_all", lambda texts: [None] * len(texts)),
-        mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: ({}, {})),
+        mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: quick.QuickLanes({}, {}, {})),
         mock.patch("agui_fsm.conformance.express.lanes", lambda *args: {}),
         mock.patch("agui_fsm.conformance.state_express.lanes", lambda *args: {}),
         mock.patch("agui_fsm.conformance.validator.plain_delta", lambda text: None),
@@ -143,6 +143,40 @@ def run(stream: list, line_numbers: bool = False) -> tuple:
     v = Validator()
     answers = [v.feed(e, line=i + 1 if line_numbers else None) for i, e in enumerate(stream)]
     return findings(v, answers)
+
+
+_ID_FIELD = {"TEXT_MESSAGE_CONTENT": "messageId", "TOOL_CALL_ARGS": "toolCallId"}
+_ID_FIELD["REASONING_MESSAGE_CONTENT"] = "messageId"
+
+
+def run_by_fields(stream: list[dict]) -> tuple:
+    """As the runtime's delta lane feeds: a three-field delta by its fields first."""
+    v = Validator()
+    answers = []
+    for e in stream:
+        key = _ID_FIELD.get(e.get("type"))
+        flat = key is not None and len(e) == 3 and key in e and "delta" in e
+        if flat and v.take_delta(e["type"], e[key], e["delta"]):
+            answers.append([])
+            continue
+        answers.append(v.feed(e))
+    return findings(v, answers)
+
+
+@settings(max_examples=200)
+@given(streams)
+def test_deltas_taken_by_their_fields(stream):
+    assert run_by_fields(stream) == run(stream)
+
+
+def test_a_delta_by_its_fields_is_taken():
+    v = Validator()
+    v.feed({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+    v.feed({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"})
+    assert v.take_delta("TEXT_MESSAGE_CONTENT", "m", "hi") and v.events == 3
+    assert not v.take_delta("TEXT_MESSAGE_CONTENT", "other", "hi")  # not open: feed it
+    assert not v.take_delta("TEXT_MESSAGE_CONTENT", "m", 3)  # type: ignore[arg-type]
+    assert not v.take_delta("STEP_STARTED", "m", "hi") and v.events == 3
 
 
 def models(stream: list[dict]) -> list:
