@@ -6,9 +6,9 @@ operations whose values are JSON scalars. When every operation writes in place
 of an array), the handler (:meth:`~agui_fsm.conformance.thread.SharedState.delta`) would
 apply them one after the other and report nothing; the lane does the same writes and
 answers True. It answers False, having changed nothing, whenever an operation has no slot
-in the document as it stands, or an earlier operation writes at a prefix of a later one's
-path (the later walk would then depend on the earlier write), or the path is deeper than
-a document may be; the caller then takes the general path, which applies or words it.
+in the document as it stands, or one of several operations would replace an object or an
+array (a later operation's path could lead through it), or a path is deeper than a
+document may be; the caller then takes the general path, which applies or words it.
 ``tests/conformance/test_quick.py`` holds the lane to the general path.
 """
 
@@ -18,6 +18,8 @@ from agui_fsm.conformance import structs
 from agui_fsm.conformance.express import Take
 from agui_fsm.conformance.thread import SharedState, put, slot
 from agui_fsm.jsonwire import MAX_DOCUMENT_DEPTH
+
+_CONTAINERS = (dict, list)
 
 
 def lanes(state: SharedState) -> dict[type, Take]:
@@ -30,27 +32,28 @@ def lanes(state: SharedState) -> dict[type, Take]:
         if len(ops) == 1:
             op = ops[0]
             path = op.path
-            if path.count("/") > MAX_DOCUMENT_DEPTH:
+            if len(path) > MAX_DOCUMENT_DEPTH and path.count("/") > MAX_DOCUMENT_DEPTH:
                 return False
             where = slot(doc, op.op, path)
             if where is None:
                 return False
             put(where, op.value)
             return True
+        # Every slot is found in the document as it stands, before any write: that holds
+        # for the later operations too as long as no write replaces an object or an array
+        # (the values are scalars, so only an existing container could be replaced).
         slots = []
-        written: list[str] = []
         for op in ops:
             path = op.path
-            if path.count("/") > MAX_DOCUMENT_DEPTH:
+            if len(path) > MAX_DOCUMENT_DEPTH and path.count("/") > MAX_DOCUMENT_DEPTH:
                 return False
-            for earlier in written:
-                if path.startswith(earlier) and path[len(earlier) : len(earlier) + 1] == "/":
-                    return False
             where = slot(doc, op.op, path)
             if where is None:
                 return False
+            target, last = where
+            if type(target) is dict and type(target.get(last)) in _CONTAINERS:
+                return False
             slots.append((where, op.value))
-            written.append(path)
         for where, value in slots:
             put(where, value)
         return True
