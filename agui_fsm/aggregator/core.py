@@ -197,6 +197,13 @@ class RunAggregator:
 
     def emit(self, trigger: str) -> None:
         """Emit the message's snapshot after ``trigger`` changed it."""
+        snapshot = self.next_snapshot(trigger)
+        if self._emit_cb is not None:
+            self._emit_cb(snapshot)
+
+    def next_snapshot(self, trigger: str) -> RunSnapshot:
+        """The snapshot :meth:`emit` hands on after ``trigger`` changed the message (counted,
+        stamped and kept as ``snapshot``), for a caller that delivers it itself."""
         store = self.store
         store.version += 1
         self.emit_count += 1
@@ -215,8 +222,7 @@ class RunAggregator:
         snapshot = self.snapshot = RunSnapshot(
             self, store, self.status, self.error, interrupts, custom, trigger, at_ms
         )
-        if self._emit_cb is not None:
-            self._emit_cb(snapshot)
+        return snapshot
 
     def _reset_parts(self) -> None:
         old = self.store

@@ -244,6 +244,12 @@ class StreamValidator:
         only for the conformance validator, see :attr:`reads_wire`)."""
         return self._validator.feed if self._validator is not None and self._reads_wire else None
 
+    @property
+    def wire_delta(self) -> Callable[[str, str, str], bool] | None:
+        """The conformance validator's ``take_delta`` (a streaming delta by its fields: True
+        when taken with nothing to report), or None as :attr:`wire_feed` is."""
+        return self._validator.take_delta if self.wire_feed is not None else None
+
     def check(self, event: Any, wire: Any = None) -> Sequence[Any]:
         """``wire``: the wire dict ``event`` was built from, when it is a flat streaming delta
         (:func:`agui_fsm.events.flat_delta`). The conformance validator is fed that, its

@@ -9,7 +9,7 @@ export (what history persists) skips optimistic messages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -374,3 +374,9 @@ def parents_first(items: list[RepositoryItem], known) -> list[RepositoryItem]:
     for item in items:
         visit(item, set())
     return out
+
+
+def nodes_by_id(repo: MessageRepository) -> Mapping[str, _Node]:
+    """The repository's nodes by their message's id (``node.message``), live and read only:
+    for a caller that looks one up per event (the runtime's delta lane)."""
+    return repo._nodes

@@ -46,7 +46,9 @@ class RunStream:
         # The delta lane feeds the validator a wire dict: the default one's input, or none.
         validator = self.validator
         self.lane = (
-            DeltaLane(run, self.expander, validator.wire_feed) if validator.reads_wire else None
+            DeltaLane(run, self.expander, validator.wire_feed, validator.wire_delta)
+            if validator.reads_wire
+            else None
         )
 
     async def consume(self, stream: Any) -> None:

@@ -5,6 +5,7 @@ and the light event it hands the aggregator reads as the delta's ag_ui.core mode
 from __future__ import annotations
 
 import asyncio
+from contextlib import nullcontext
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from agui_fsm.events import LightArgsDelta, LightTextDelta, flat_delta
 from agui_fsm.runtime import ThreadRuntime
 from agui_fsm.runtime.lane import DeltaLane
+from agui_fsm.trace import tracing
 
 TEXT = {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a"}
 ARGS = {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": '{"q":'}
@@ -64,11 +66,17 @@ class Agent:
         return stream()
 
 
-def observe(stream: list[dict], lane: bool, options: dict) -> list[Any]:
+def observe(
+    stream: list[dict], lane: bool, options: dict, disrupt_at: int | None = None
+) -> list[Any]:
+    """What a caller sees; with ``disrupt_at``, the observer replaces the thread with its
+    first message at that update (the streaming message goes away under the stream)."""
     seen: list[Any] = []
 
     def shown(rt: ThreadRuntime) -> None:
         seen.append([(m.id, m.role, m.status, [dict(p) for p in m.content]) for m in rt.messages])
+        if len(seen) == disrupt_at:
+            rt.apply_external_messages(rt.messages[:1])
 
     counter = iter(range(10**6))
     with pytest.MonkeyPatch.context() as patch:
@@ -114,6 +122,56 @@ def test_the_lane_changes_nothing_observable(config: dict, body: list[dict]) -> 
     with_lane = observe(stream, True, dict(config))
     without = observe(stream, False, dict(config))
     assert with_lane == without
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    body=st.lists(st.sampled_from(POOL), max_size=12),
+    disrupt_at=st.integers(min_value=1, max_value=12),
+    traced=st.booleans(),
+)
+def test_an_observer_changing_the_thread_midstream_sees_the_same(
+    body: list[dict], disrupt_at: int, traced: bool
+) -> None:
+    stream = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        TEXT,
+        TEXT,
+        *body,
+    ]
+    config = {"validator": None, "lenient": True, "profile": "spec", "asynchronous": False}
+    seen = []
+    for lane in (True, False):
+        with tracing() if traced else nullcontext() as trace:
+            observed = observe(stream, lane, dict(config), disrupt_at)
+            seen.append((observed, trace.taken if trace is not None else None))
+    assert seen[0] == seen[1]
+
+
+def test_an_observer_changing_the_thread_does_change_it() -> None:
+    """Not a vacuous comparison: the streaming message goes (until the next delta brings
+    it back, as the reference recreates a message a snapshot dropped)."""
+    stream = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        TEXT,
+        TEXT,
+        TEXT,
+    ]
+    config = {"validator": None, "lenient": True, "profile": "spec", "asynchronous": False}
+    calm = observe(stream, True, dict(config))
+    disrupted = observe(stream, True, dict(config), disrupt_at=8)  # the update "aa" shows
+
+    def shown(seen: list[Any]) -> list[list[tuple[str, str]]]:
+        return [
+            [(m[0], "".join(part.get("text", "") for part in m[3])) for m in update]
+            for update in seen[:-2]
+        ]
+
+    assert shown(calm)[7:9] == [[("id0", "go"), ("m", "aa")], [("id0", "go"), ("m", "aaa")]]
+    assert shown(disrupted)[7:9] == [[("id0", "go"), ("m", "aa")], [("id0", "go")]]
+    assert disrupted[-1] == calm[-1]
 
 
 def test_the_lane_takes_the_common_deltas(monkeypatch) -> None:
