@@ -209,70 +209,58 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
     table[by_struct["TOOL_CALL_ARGS"]] = args_struct
     table[by_struct["REASONING_MESSAGE_CONTENT"]] = reasoning_struct
 
+    def message_run(
+        cls: type, is_open: Callable[[str], bool], entries: dict, tags: Any, takes_empty: bool
+    ) -> Run:
+        def run(evs: list, i: int) -> int:
+            # The struct lane event after event, its loop-invariant checks hoisted: taking a
+            # delta changes no state these checks read.
+            if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
+                return 0
+            n, j = len(evs), i
+            last = entry = None
+            while j < n:
+                e = evs[j]
+                if type(e) is not cls:
+                    break
+                ts, mid, delta, tag = e.timestamp, e.message_id, e.delta, e.subagent_run_id
+                if (ts is not None and timestamp_unit(ts) is not None) or (
+                    not delta and not takes_empty
+                ):
+                    break
+                if mid != last:
+                    if not is_open(mid):
+                        break
+                    last, entry = mid, entries.get(mid)
+                if tag is not None and tags.get(mid, tag) != tag:
+                    break
+                if entry is not None and delta:
+                    entry.parts.append(delta)
+                    if len(entry.parts) >= 64:
+                        entry.flush()
+                j += 1
+            return j - i
+
+        return run
+
+    def text_open(mid: str) -> bool:
+        lc = msgs.get(mid)
+        return lc is not None and lc.state == "open"
+
+    def reasoning_open(mid: str) -> bool:
+        item = items.get(mid)
+        return item is not None and item.lc.state == "message_open"
+
     text_cls = by_struct["TEXT_MESSAGE_CONTENT"]
-
-    def text_run(evs: list, i: int) -> int:
-        # text_struct event after event, its loop-invariant checks hoisted: taking a delta
-        # changes no state these checks read.
-        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
-            return 0
-        n, j = len(evs), i
-        last = entry = None
-        while j < n:
-            e = evs[j]
-            if type(e) is not text_cls:
-                break
-            ts, mid, delta, tag = e.timestamp, e.message_id, e.delta, e.subagent_run_id
-            if (ts is not None and timestamp_unit(ts) is not None) or not delta:
-                break
-            if mid != last:
-                lc = msgs.get(mid)
-                if lc is None or lc.state != "open":
-                    break
-                last, entry = mid, texts.get(mid)
-            if tag is not None and owners.message.get(mid, tag) != tag:
-                break
-            if entry is not None:
-                entry.parts.append(delta)
-                if len(entry.parts) >= 64:
-                    entry.flush()
-            j += 1
-        return j - i
-
     reasoning_cls = by_struct["REASONING_MESSAGE_CONTENT"]
-
-    def reasoning_run(evs: list, i: int) -> int:
-        # reasoning_struct event after event, hoisted as text_run is (an empty delta is
-        # taken here: the reasoning table has no rule against it).
-        if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
-            return 0
-        n, j = len(evs), i
-        last = entry = None
-        while j < n:
-            e = evs[j]
-            if type(e) is not reasoning_cls:
-                break
-            ts, mid, delta, tag = e.timestamp, e.message_id, e.delta, e.subagent_run_id
-            if ts is not None and timestamp_unit(ts) is not None:
-                break
-            if mid != last:
-                item = items.get(mid)
-                if item is None or item.lc.state != "message_open":
-                    break
-                last, entry = mid, reasonings.get(mid)
-            if tag is not None and owners.reasoning.get(mid, tag) != tag:
-                break
-            if entry is not None and delta:
-                entry.parts.append(delta)
-                if len(entry.parts) >= 64:
-                    entry.flush()
-            j += 1
-        return j - i
+    # An empty reasoning delta is taken: the reasoning table has no rule against it.
+    text_run = message_run(text_cls, text_open, texts, owners.message, False)
+    reasoning_run = message_run(reasoning_cls, reasoning_open, reasonings, owners.reasoning, True)
 
     args_cls = by_struct["TOOL_CALL_ARGS"]
 
     def args_run(evs: list, i: int) -> int:
-        # args_struct event after event, hoisted as text_run is.
+        # args_struct event after event, hoisted as message_run's are.
         if not runs.seen_first or run_lc.state != "running" or pending or ACTIVE_TRACES:
             return 0
         n, j = len(evs), i

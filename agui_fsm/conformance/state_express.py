@@ -14,6 +14,8 @@ document may be; the caller then takes the general path, which applies or words 
 
 from __future__ import annotations
 
+from typing import Any
+
 from agui_fsm.conformance import structs
 from agui_fsm.conformance.express import Take
 from agui_fsm.conformance.thread import SharedState, put, slot
@@ -31,10 +33,7 @@ def lanes(state: SharedState) -> dict[type, Take]:
         doc, ops = state.doc, evs[j].delta
         if len(ops) == 1:
             op = ops[0]
-            path = op.path
-            if len(path) > MAX_DOCUMENT_DEPTH and path.count("/") > MAX_DOCUMENT_DEPTH:
-                return False
-            where = slot(doc, op.op, path)
+            where = _slot(doc, op)
             if where is None:
                 return False
             put(where, op.value)
@@ -44,10 +43,7 @@ def lanes(state: SharedState) -> dict[type, Take]:
         # (the values are scalars, so only an existing container could be replaced).
         slots = []
         for op in ops:
-            path = op.path
-            if len(path) > MAX_DOCUMENT_DEPTH and path.count("/") > MAX_DOCUMENT_DEPTH:
-                return False
-            where = slot(doc, op.op, path)
+            where = _slot(doc, op)
             if where is None:
                 return False
             target, last = where
@@ -59,3 +55,12 @@ def lanes(state: SharedState) -> dict[type, Take]:
         return True
 
     return {structs.STATE_DELTA: state_delta}
+
+
+def _slot(doc: Any, op: Any) -> tuple[Any, str] | None:
+    """Where ``op`` writes in ``doc``, or None (beyond the depth bound, or not a slot
+    written in place)."""
+    path = op.path
+    if len(path) > MAX_DOCUMENT_DEPTH and path.count("/") > MAX_DOCUMENT_DEPTH:
+        return None
+    return slot(doc, op.op, path)
