@@ -18,7 +18,6 @@ import click
 
 from agui_fsm.cli.config import Settings, find_pyproject, load
 from agui_fsm.cli.progress import Progress, for_terminal
-from agui_fsm.conformance import batch
 from agui_fsm.conformance.context import severities
 from agui_fsm.conformance.report import (
     FAIL_ON,
@@ -36,7 +35,7 @@ from agui_fsm.conformance.rules import (
     export_rules_json,
 )
 from agui_fsm.conformance.rules_doc import rules_markdown
-from agui_fsm.conformance.sources import SourceError, check, read, read_url
+from agui_fsm.conformance.sources import SourceError, check, is_many, read, read_url
 from agui_fsm.conformance.validator import Validator
 from agui_fsm.errors import UsageError
 
@@ -258,7 +257,9 @@ def validate(
     levels = {**settings.rules, **_rule_levels(rule_levels)}
     fail_on = fail_on or settings.fail_on or "error"
     group = bool(settings.group) if group is None else group
-    if source not in (None, "-") and batch.is_many(source):
+    if source not in (None, "-") and is_many(source):
+        from agui_fsm.conformance import batch
+
         if fmt == "sarif" or files:
             raise click.UsageError(
                 "a directory or glob prints one text, json or junit document: --format sarif "

@@ -24,10 +24,10 @@ _Digest = tuple[int, int]  # (crc32, length)
 
 
 UNPARSED = object()
-"""``value`` of :func:`_canonical` when the caller has not decoded ``arguments``."""
+"""``value`` of :func:`arguments_digest` when the caller has not decoded ``arguments``."""
 
 
-def _canonical(arguments: str, value: Any = UNPARSED) -> _Digest:
+def arguments_digest(arguments: str, value: Any = UNPARSED) -> _Digest:
     """The digest of the arguments' JSON value written canonically (keys sorted, compact),
     or of their stripped text when they are not JSON. Only digests of this one function are
     ever compared, so any canonical spelling does; orjson's is the fast one, and the value
@@ -51,7 +51,7 @@ def _text_digest(text: str) -> _Digest:
     return zlib.crc32(data), len(data)
 
 
-class _Text:
+class StreamedText:
     """A running CRC-32 and length of the streamed text. Deltas wait in ``parts`` (at most
     64, so memory stays flat) and are digested together: the CRC of a concatenation is
     the CRC chained over its pieces."""
@@ -89,8 +89,8 @@ class Streamed:
     __slots__ = ("history", "reasoning", "snapshot_ids", "texts", "tools")
 
     def __init__(self) -> None:
-        self.texts: dict[str, _Text] = {}
-        self.reasoning: dict[str, _Text] = {}
+        self.texts: dict[str, StreamedText] = {}
+        self.reasoning: dict[str, StreamedText] = {}
         self.tools: dict[str, _Digest | None] = {}
         self.history: set[str] = set()
         self.snapshot_ids: set[str] = set()
@@ -109,7 +109,7 @@ class Streamed:
 
     # --- the stream ----------------------------------------------------------------------
     def text(self, mid: str, role: str | None) -> None:
-        self.texts[mid] = _Text(role or "assistant")
+        self.texts[mid] = StreamedText(role or "assistant")
 
     def text_delta(self, mid: str, delta: str | None) -> None:
         entry = self.texts.get(mid)
@@ -117,7 +117,7 @@ class Streamed:
             entry.add(delta)
 
     def reasoning_message(self, mid: str) -> None:
-        self.reasoning.setdefault(mid, _Text("reasoning"))
+        self.reasoning.setdefault(mid, StreamedText("reasoning"))
 
     def reasoning_delta(self, mid: str, delta: str | None) -> None:
         entry = self.reasoning.get(mid)
@@ -126,7 +126,7 @@ class Streamed:
 
     def tool_args(self, tid: str, arguments: str, value: Any = UNPARSED) -> None:
         """The streamed arguments of a tool call (``value``: their JSON, when decoded)."""
-        self.tools[tid] = _canonical(arguments, value) if arguments.strip() else None
+        self.tools[tid] = arguments_digest(arguments, value) if arguments.strip() else None
 
     # --- the snapshot --------------------------------------------------------------------
     def check(
@@ -179,14 +179,14 @@ class Streamed:
         streamed = self.tools[tid]
         given = call.function.arguments
         if streamed is None:
-            if given.strip() and _canonical(given) != _canonical("{}"):
+            if given.strip() and arguments_digest(given) != arguments_digest("{}"):
                 ctx.emit(
                     "SNAP-008",
                     f"tool call {tid!r} (message {owner!r}) streamed no TOOL_CALL_ARGS, so the "
                     f"client ran it with {{}}, but the snapshot gives it arguments "
                     f"{_clip(given)}; stream the arguments as TOOL_CALL_ARGS",
                 )
-        elif _canonical(given) != streamed:
+        elif arguments_digest(given) != streamed:
             ctx.emit(
                 "SNAP-009",
                 f"the snapshot's arguments of tool call {tid!r} (message {owner!r}), "

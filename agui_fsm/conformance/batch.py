@@ -19,13 +19,6 @@ from pathlib import Path
 from agui_fsm.conformance.report import Report, render
 
 TRACE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse")
-_GLOB_CHARS = frozenset("*?[")
-
-
-def is_many(source: str) -> bool:
-    """Whether SOURCE names several traces: a directory, or a glob that is not a file."""
-    path = Path(source)
-    return path.is_dir() or (bool(_GLOB_CHARS & set(source)) and not path.exists())
 
 
 def expand(source: str) -> list[Path]:

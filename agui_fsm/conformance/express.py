@@ -26,12 +26,12 @@ from typing import Any
 
 from agui_fsm import jsonwire
 from agui_fsm.conformance import edges, structs
-from agui_fsm.conformance.agreement import _canonical, _Text
+from agui_fsm.conformance.agreement import StreamedText, arguments_digest
 from agui_fsm.conformance.context import MISSING
 from agui_fsm.conformance.reasoning import REASONING, ReasoningItem
 from agui_fsm.conformance.steps import STEP
 from agui_fsm.conformance.text import TEXT
-from agui_fsm.conformance.tools import _ARGS_CLOSED, _ARGS_OPEN, _NO_APP_RESULT, TOOL, ToolCall
+from agui_fsm.conformance.tools import ARGS_CLOSED, ARGS_OPEN, NO_APP_RESULT, TOOL, ToolCall
 from agui_fsm.conformance.wire import timestamp_unit
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
@@ -53,11 +53,11 @@ _REASON_MSG_END = _view(REASONING, "REASONING_MESSAGE_END")
 _REASON_END_BLOCK = _view(REASONING, "REASONING_END", {"without_block": False})
 _TOOL_START = _fresh(TOOL, "TOOL_CALL_START")
 _TOOL_ARGS = (
-    _view(TOOL, "TOOL_CALL_ARGS", _ARGS_OPEN),
-    _view(TOOL, "TOOL_CALL_ARGS", _ARGS_CLOSED),
+    _view(TOOL, "TOOL_CALL_ARGS", ARGS_OPEN),
+    _view(TOOL, "TOOL_CALL_ARGS", ARGS_CLOSED),
 )
-_TOOL_END = (_view(TOOL, "TOOL_CALL_END", _ARGS_OPEN), _view(TOOL, "TOOL_CALL_END", _ARGS_CLOSED))
-_TOOL_RESULT = _view(TOOL, "TOOL_CALL_RESULT", _NO_APP_RESULT)
+_TOOL_END = (_view(TOOL, "TOOL_CALL_END", ARGS_OPEN), _view(TOOL, "TOOL_CALL_END", ARGS_CLOSED))
+_TOOL_RESULT = _view(TOOL, "TOOL_CALL_RESULT", NO_APP_RESULT)
 _RUN_FINISHED = _view(COMPILED["run"], "RUN_FINISHED")
 
 
@@ -87,7 +87,7 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
         if mid not in msg_owner:
             msg_owner[mid] = tag
         known.add(mid)
-        texts[mid] = _Text(e.role or "assistant")
+        texts[mid] = StreamedText(e.role or "assistant")
         return True
 
     def text_end(evs: list, j: int) -> bool:
@@ -163,7 +163,7 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
         else:
             item.lc.state = dest
         if mid not in reasonings:
-            reasonings[mid] = _Text("reasoning")
+            reasonings[mid] = StreamedText("reasoning")
         return True
 
     def reasoning_message_end(evs: list, j: int) -> bool:
@@ -239,7 +239,7 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
                 value = jsonwire.loads(text)
             except jsonwire.JsonProblem:
                 return False  # TOOL-006, worded by the general path
-            digests[tid] = _canonical(text, value)
+            digests[tid] = arguments_digest(text, value)
         else:
             digests[tid] = None
         call.bracket = False

@@ -8,6 +8,7 @@ a :class:`~agui_fsm.conformance.validator.Validator` (:func:`check`).
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
@@ -26,6 +27,7 @@ __all__ = [
     "check",
     "default_run_input",
     "detect",
+    "is_many",
     "read",
     "read_json_array",
     "read_jsonl",
@@ -38,6 +40,14 @@ FORMATS = ("jsonl", "json", "sse")
 
 class SourceError(Exception):
     """The input cannot be read at all (missing file, refused connection, HTTP error)."""
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def is_many(source: str) -> bool:
+    """Whether SOURCE names several traces: a directory, or a glob that is not a file."""
+    return os.path.isdir(source) or (bool(_GLOB_CHARS & set(source)) and not os.path.exists(source))
 
 
 # --- format detection and files --------------------------------------------------------------

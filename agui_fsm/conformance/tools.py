@@ -25,9 +25,9 @@ MAX_CARRIED_TOOL_CALLS = 10_000
 oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded.
 For TOOL-012 the ids of the previous run's finished calls are kept too, one run back only."""
 
-_NO_APP_RESULT = {"has_app_result": False}
-_ARGS_OPEN = {"args_open": True}
-_ARGS_CLOSED = {"args_open": False}
+NO_APP_RESULT = {"has_app_result": False}
+ARGS_OPEN = {"args_open": True}
+ARGS_CLOSED = {"args_open": False}
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -54,7 +54,7 @@ class ToolCall:
 
     def guards(self) -> dict[str, bool]:
         """The validator's guards for this call's argument triggers."""
-        return _ARGS_OPEN if self.bracket else _ARGS_CLOSED
+        return ARGS_OPEN if self.bracket else ARGS_CLOSED
 
     def add_args(self, delta: str | None) -> None:
         """Keep a streamed piece of the arguments, up to ``MAX_ARGS_BYTES`` in all."""
@@ -269,8 +269,8 @@ class ToolCalls:
                 f"TOOL_CALL_RESULT for {tid!r} arrived before its "
                 "TOOL_CALL_END; end the arguments first",
             )
-        if call.lc.can("TOOL_CALL_RESULT", _NO_APP_RESULT):
-            call.lc.fire("TOOL_CALL_RESULT", _NO_APP_RESULT)
+        if call.lc.can("TOOL_CALL_RESULT", NO_APP_RESULT):
+            call.lc.fire("TOOL_CALL_RESULT", NO_APP_RESULT)
         else:
             self.ctx.emit(
                 "TOOL-009",

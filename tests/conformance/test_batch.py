@@ -9,7 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from agui_fsm.cli import main
-from agui_fsm.conformance.batch import expand, is_many, validate_path
+from agui_fsm.conformance.batch import expand, validate_path
+from agui_fsm.conformance.sources import is_many
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
