@@ -81,3 +81,71 @@ def test_a_decided_approval_leaves_its_call_awaiting_the_result() -> None:
         assert harness.observation.tool_states[("m1", "tc1")] == "awaiting_result"
     finally:
         harness.close()
+
+
+# The long stateful run: after RUN_FINISHED(interrupt), a late TEXT_MESSAGE_CONTENT (lenient
+# mode) named m2, a message of the thread from an earlier snapshot; taking that id dropped
+# the message showing the interrupt, and the next append was refused for an interrupt no
+# message showed.
+LATE_ID_COLLISION = (
+    "append",
+    "MESSAGES_SNAPSHOT(text)",
+    "stream_end",
+    "append",
+    "RUN_FINISHED(interrupt)",
+    "TEXT_MESSAGE_CONTENT(m2)",
+    "stream_end",
+    "append",
+)
+
+
+def test_a_late_message_id_naming_an_earlier_message_keeps_the_interrupt_shown() -> None:
+    harness, problems, _ = run_letters([LETTERS[k] for k in LATE_ID_COLLISION], **START)
+    try:
+        assert problems == []
+        last = harness.runtime.messages[-1]
+        assert last.status == {"type": "requires-action", "reason": "interrupt"}
+        assert [i["id"] for i in last.metadata["custom"]["agui"]["interrupts"]] == ["int1"]
+        assert last.content == [{"type": "text", "text": "x"}]
+        assert harness.runtime.interrupt_states == {"int1": "pending"}
+    finally:
+        harness.close()
+
+
+# The same collision on the run's next message: a late chunk renamed the run's message m1,
+# a late TEXT_MESSAGE_CONTENT(m2) completed it and opened the next one, and m2 (off the
+# visible branch since the reload) dropped that one too.
+LATE_ID_COLLISION_NEXT_MESSAGE = (
+    "append",
+    "reload",
+    "MESSAGES_SNAPSHOT(text)",
+    "stream_raises",
+    "RUN_FINISHED(approval tc1)",
+    "TEXT_MESSAGE_CHUNK(m1)",
+    "TEXT_MESSAGE_CONTENT(m2)",
+    "stream_end",
+    "append",
+)
+
+
+def test_a_late_message_id_collision_keeps_the_next_message_showing_the_interrupt() -> None:
+    keys = LATE_ID_COLLISION_NEXT_MESSAGE
+    harness, problems, _ = run_letters([LETTERS[k] for k in keys], **START)
+    try:
+        assert problems == []
+        *_, previous, last = harness.runtime.messages
+        assert previous.id == "m1" and previous.status["type"] == "complete"
+        assert last.status == {"type": "requires-action", "reason": "interrupt"}
+        assert last.content == [{"type": "text", "text": "x"}]
+        assert harness.runtime.interrupt_states == {"int1": "pending"}
+    finally:
+        harness.close()
+
+
+def test_the_reference_profile_drops_it_as_before() -> None:
+    harness, problems, position = run_letters(
+        [LETTERS[k] for k in LATE_ID_COLLISION], profile="reference", **START
+    )
+    harness.close()
+    assert [p.invariant for p in problems] == ["no_advance_past_interrupt"]
+    assert position == len(LATE_ID_COLLISION) - 1

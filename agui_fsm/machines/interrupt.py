@@ -77,8 +77,10 @@ INTERRUPT = MachineTable(
         "record_response": "send the response in the resume run's input (resume array)",
         "show_on_message": "if a MESSAGES_SNAPSHOT dropped the run's placeholder (even when "
         "the server's message id then named a message off the visible branch), recreate the "
-        "run's message to carry the interrupt: the client never holds an interrupt the "
-        "thread does not show",
+        "run's message to carry the interrupt, and keep the run's message (the one showing "
+        "it, or the next one a late text message opened) when a later event of the stream "
+        "(lenient mode) names a message the thread already has: the client never holds an "
+        "interrupt the thread does not show",
         "hold_resume": "a resume that tool results made due does not start past the "
         "interrupt (the reference starts it and @ag-ui/client refuses it); the run that "
         "answers the interrupt carries the results",

@@ -118,8 +118,18 @@ class RunContext:
         visible branch (the recreated message carries the run's content as well)."""
         if snapshot.trigger != "RUN_FINISHED" or not snapshot.interrupts:
             return False
+        return self._interrupts_shown_on_message()
+
+    def _interrupts_shown_on_message(self) -> bool:
         taken = self.rt.machines["interrupt"].step("absent", "RUN_FINISHED")
         return taken is not None and "show_on_message" in taken.effects
+
+    def _outcome_kept_in_view(self) -> bool:
+        """Whether the run finished on an interrupt ``show_on_message`` keeps in view: then
+        a later event of the stream (lenient mode) whose message id names a message the
+        thread already has does not drop the run's message, which shows the interrupt (or
+        will, when that event opened it as the run's next message)."""
+        return bool(self.aggregator.interrupts) and self._interrupts_shown_on_message()
 
     def adopt_server_message_id(self, server_id: str, start_new: bool) -> None:
         rt = self.rt
@@ -136,6 +146,9 @@ class RunContext:
                 rt.history.mark_pending(created, previous)
         placeholder = self.ensure_assistant(True)
         if placeholder == server_id:
+            return
+        if rt.repo.has(server_id) and self._outcome_kept_in_view():
+            self.collided = True  # the stream's later content stays on the run's message
             return
         reassigned = rt.assistants.reassign(placeholder, server_id)
         adopts_collision = (
