@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agui_fsm.explore import alphabet, full_alphabet, quiet_runtime_logs, run_letters
+from agui_fsm.explore.letters import HISTORY
 
 # The stateful test draws from the table-derived letters (full_alphabet).
 LETTERS = {letter.key: letter for letter in (*alphabet("full"), *full_alphabet())}
@@ -149,3 +150,61 @@ def test_the_reference_profile_drops_it_as_before() -> None:
     harness.close()
     assert [p.invariant for p in problems] == ["no_advance_past_interrupt"]
     assert position == len(LATE_ID_COLLISION) - 1
+
+
+# A history loaded while the run streamed into m1 (the history's m1: the same server id, an
+# older copy with tc1 unanswered) replaced the run's message; the client answered tc1 on that
+# copy, and the stream's next event re-asserted the run's message with the backend's result
+# for tc1, dropping the client's (invariant 4).
+LOAD_DURING_RUN = (
+    "append",
+    "TEXT_MESSAGE_CHUNK(m1)",
+    "TOOL_CALL_RESULT(tc1)",
+    "load_history",
+    "add_tool_result(tc1)",
+    "RUN_ERROR",
+)
+WITH_HISTORY = {**START, "history": HISTORY, "lenient": False}
+
+
+def test_a_history_loaded_mid_run_keeps_the_run_message_and_the_client_result() -> None:
+    keys = LOAD_DURING_RUN
+    harness, problems, _ = run_letters([LETTERS[k] for k in keys[:4]], **WITH_HISTORY)
+    try:
+        assert problems == []
+        message = harness.runtime.messages[-1]
+        assert message.id == "m1" and message.status == {"type": "running"}
+        assert [p.get("result") for p in message.content if p["type"] == "tool-call"] == [
+            {"done": True}
+        ]
+        for key in keys[4:]:
+            _, step, _ = harness.step(LETTERS[key])
+            assert step.error is None
+        content = harness.runtime.messages[-1].content
+        assert [p.get("result") for p in content if "toolCallId" in p] == [{"ok": True}]
+    finally:
+        harness.close()
+
+
+# The same after RUN_FINISHED: the stream drains, the message requires action.
+LOAD_WHILE_DRAINING = (
+    "append",
+    "TEXT_MESSAGE_CHUNK(m1)",
+    "TOOL_CALL_RESULT(tc1)",
+    "RUN_FINISHED(approval tc1)",
+    "load_history",
+    "add_tool_result(tc1)",
+    "REASONING_ENCRYPTED_VALUE",
+)
+
+
+@pytest.mark.parametrize("keys", [LOAD_DURING_RUN, LOAD_WHILE_DRAINING])
+def test_the_found_load_sequences_break_no_invariant_but_in_the_reference_profile(
+    keys: tuple[str, ...],
+) -> None:
+    for profile, expected in (("spec", []), ("reference", ["client_tool_results_kept"])):
+        harness, problems, _ = run_letters(
+            [LETTERS[k] for k in keys], profile=profile, **WITH_HISTORY
+        )
+        harness.close()
+        assert [p.invariant for p in problems] == expected

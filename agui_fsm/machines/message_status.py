@@ -116,6 +116,17 @@ MESSAGE_STATUS = MachineTable(
             "complete",
             do=("clear_interrupts", "resume"),
         ),
+        *(
+            edge(
+                "import_snapshot",
+                state,
+                state,
+                when="shows_live_run",
+                do="keep_run_message",
+                profile="spec",
+            )
+            for state in STATES
+        ),
         *(edge("import_snapshot", "running", state, when=f"imported_{state}") for state in STATES),
         *(
             edge(
@@ -139,6 +150,8 @@ MESSAGE_STATUS = MachineTable(
         "all_tool_calls_resolved": "every tool call of the message now has a result",
         "starts_new_message": "a text event names a messageId other than the run's last one: "
         "the run goes on in a new assistant message",
+        "shows_live_run": "a loaded history brings a message under the id of the one that "
+        "shows the latest run's parts (the run may still be streaming into it)",
         **{
             f"imported_{s}": f"the imported message's status is {STATUS_OBJECTS[s]}" for s in STATES
         },
@@ -157,6 +170,10 @@ MESSAGE_STATUS = MachineTable(
         "clear_interrupts": "drop metadata.custom.agui.interrupts and settle the tool "
         "approvals named by the responses",
         "resume": "start a resume run carrying the responses",
+        "keep_run_message": "the thread keeps the run's message (its content, tool calls "
+        "and status follow the stream), in the history's place: the history's copy is older, "
+        "and a result the client then adds on a call the stream resolved is kept (the "
+        "reference shows the copy until the stream's next event re-asserts the run's)",
         "keep_outcome": "the run's RUN_FINISHED already decided the status: cancelling "
         "only closes the stream (the interrupt stays shown and answerable)",
         "reassert_status": "a later event of the same stream re-asserts the aggregator's "

@@ -141,6 +141,21 @@ class ThreadMessages:
                 self.history.mark_pending(active.id, item[1])
         self.interrupts.sync("MESSAGES_SNAPSHOT")
 
+    def _kept_if_streaming(self, item: RepositoryItem) -> RepositoryItem:
+        """The item, or the run's message in its place when the message of that id shows the
+        latest run's parts and the message_status machine keeps it (``keep_run_message``)."""
+        current = self.repo.message(item.message.id)
+        if current is None or current.role != "assistant" or item.message.role != "assistant":
+            return item
+        source = current.source
+        life = current.status_life
+        if source is None or not source.live or life is None:
+            return item
+        taken = life.machine.step(life.state, "import_snapshot", {"shows_live_run": True})
+        if taken is None or "keep_run_message" not in taken.effects:
+            return item
+        return RepositoryItem(current, item.parent_id)
+
     def apply_loaded(self, loaded: Any) -> LoadedHistory:
         """What a history adapter's ``load()`` returned (a :class:`LoadedHistory` or a
         list of AG-UI messages) becomes the thread."""
@@ -155,7 +170,8 @@ class ThreadMessages:
             loaded = LoadedHistory(messages=items)
         for item in loaded.messages:
             self.assistants.adopt(item.message)
-        self.repo.apply_loaded(loaded.head_id, list(loaded.messages))
+        items = [self._kept_if_streaming(item) for item in loaded.messages]
+        self.repo.apply_loaded(loaded.head_id, items)
         self.history.loaded([item.message.id for item in loaded.messages])
         self.interrupts.sync("import_snapshot")
         self.notify()
