@@ -208,3 +208,33 @@ def test_the_found_load_sequences_break_no_invariant_but_in_the_reference_profil
         )
         harness.close()
         assert [p.invariant for p in problems] == expected
+
+
+# The same loss through MESSAGES_SNAPSHOT: the snapshot put the server's m1 (tc2 unanswered)
+# in place of the run's message, whose aggregator had the backend's result for tc2; the client
+# answered tc2 on the snapshot's copy, and the stream's next update showed the backend's again.
+SNAPSHOT_DURING_RUN = (
+    "append",
+    "TOOL_CALL_RESULT(tc2)",
+    "TOOL_CALL_START(tc1,m1)",
+    "MESSAGES_SNAPSHOT",
+    "MESSAGES_SNAPSHOT(fe compact)",
+    "add_tool_result(tc2)",
+    "REASONING_END(rz1)",
+)
+
+
+def test_a_client_result_on_a_snapshot_copy_of_the_run_message_is_kept() -> None:
+    options = {**START, "lenient": False}
+    for profile, expected in (("spec", []), ("reference", ["client_tool_results_kept"])):
+        harness, problems, _ = run_letters(
+            [LETTERS[k] for k in SNAPSHOT_DURING_RUN], profile=profile, **options
+        )
+        try:
+            assert [p.invariant for p in problems] == expected
+            if profile == "spec":
+                content = harness.runtime.messages[-1].content
+                results = {p["toolCallId"]: p.get("result") for p in content if "toolCallId" in p}
+                assert results["tc2"] == {"ok": True}
+        finally:
+            harness.close()

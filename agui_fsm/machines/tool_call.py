@@ -119,7 +119,20 @@ TOOL_CALL = MachineTable(
             edge("ACTIVITY_SNAPSHOT", state, state, when="is_mcp_app", do="attach_app")
             for state in LIVE
         ),
-        edge("add_tool_result", RESOLVABLE, "resolved", do="record_client_result"),
+        edge(
+            "add_tool_result",
+            RESOLVABLE,
+            "resolved",
+            do="record_client_result",
+            profile="reference",
+        ),
+        edge(
+            "add_tool_result",
+            RESOLVABLE,
+            "resolved",
+            do=("record_client_result", "override_stream_result"),
+            profile="spec",
+        ),
         edge(
             "add_tool_result", RESOLVED, "resolved", do="record_client_result", profile="reference"
         ),
@@ -184,6 +197,10 @@ TOOL_CALL = MachineTable(
         "keep_known_result": "keep the result the thread showed for the call",
         "override_result": "the client's result replaces the backend's: later aggregator "
         "snapshots show the client's (a later different backend result still wins)",
+        "override_stream_result": "on a message a snapshot or history import put in place of "
+        "the one a run streams into, the call looked unanswered while the run already had a "
+        "backend result for it: the client's result replaces that one, as override_result "
+        "(the reference shows the backend's again at the stream's next update)",
         "record_cancellation": "record {'error': 'Tool call cancelled by user'}, isError true",
         "attach_approval": "project the interrupt onto the part as approval {id}",
         "settle_approval": "record the decision sent in the resume array on the approval",

@@ -23,7 +23,7 @@ from agui_fsm.aggregator.parts import json_stringify, try_parse_json
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_value
 from agui_fsm.runtime.history import HistorySync
-from agui_fsm.runtime.messages import CANCELLED_RESULT, Message, is_resolved
+from agui_fsm.runtime.messages import CANCELLED_RESULT, MISSING, Message, is_resolved
 from agui_fsm.runtime.pending import all_resolved, owner_of_tool_call, pending_tool_calls
 from agui_fsm.runtime.repository import MessageRepository
 
@@ -51,6 +51,9 @@ class ToolResults:
         self.history = history
         self.notify = notify
         self.auto_cancel_enabled = auto_cancel
+        # The result the run streaming into a message shows for a call (MISSING: none, or no
+        # such run); the runs register theirs.
+        self.streamed_result: Callable[[str, str], Any] = lambda message_id, call_id: MISSING
 
     def pending(self) -> tuple[str, list[str]] | None:
         return pending_tool_calls(self.repo)
@@ -112,6 +115,10 @@ class ToolResults:
         message.set_content(content)
         if taken is not None and "override_result" in taken.effects:
             message.override(tool_call_id, replaced)
+        elif taken is not None and "override_stream_result" in taken.effects:
+            streamed = self.streamed_result(message.id, tool_call_id)
+            if streamed is not MISSING and message.source is None:
+                message.override(tool_call_id, streamed)
         self.notify()
         completed = self.complete_if_resolved(message.id, "add_tool_result")
         return True, message.id if completed else None

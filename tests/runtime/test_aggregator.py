@@ -888,6 +888,7 @@ def test_every_effect_of_an_event_edge_is_implemented_by_the_aggregator_or_runti
         "record_cancellation",
         "settle_approval",
         "override_result",  # runtime/tool_results.py
+        "override_stream_result",  # runtime/tool_results.py
         "keep_known_result",  # runtime/snapshots.py
     }
     for name in ("text_message", "reasoning_message", "tool_call"):
