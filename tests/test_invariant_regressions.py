@@ -238,3 +238,28 @@ def test_a_client_result_on_a_snapshot_copy_of_the_run_message_is_kept() -> None
                 assert results["tc2"] == {"ok": True}
         finally:
             harness.close()
+
+
+# The client answered a call twice, an MCP app's result arriving between: the second
+# override_result was recorded after the message had let go of the run's snapshot, so it kept
+# the first backend result and the app's result showed again at the stream's next update.
+ANSWERED_AGAIN_AFTER_APP_RESULT = (
+    "append",
+    "TEXT_MESSAGE_CHUNK(m1)",
+    "TOOL_CALL_RESULT(tc2)",
+    "add_tool_result(tc2)",
+    "ACTIVITY_SNAPSHOT(tc2,result)",
+    "add_tool_result(tc2)",
+    "RUN_ERROR",
+)
+
+
+def test_a_second_client_result_overrides_the_result_shown_when_it_was_given() -> None:
+    keys = ANSWERED_AGAIN_AFTER_APP_RESULT
+    harness, problems, _ = run_letters([LETTERS[k] for k in keys], **{**START, "lenient": False})
+    try:
+        assert problems == []
+        content = harness.runtime.messages[-1].content
+        assert [p.get("result") for p in content if "toolCallId" in p] == [{"ok": True}]
+    finally:
+        harness.close()

@@ -112,13 +112,14 @@ class ToolResults:
                     part["isError"] = is_error
             content.append(part)
         taken = fire_tool_edge(message, tool_call_id, "add_tool_result")
-        message.set_content(content)
+        # Before set_content: the override is recorded against the snapshot still attached.
         if taken is not None and "override_result" in taken.effects:
             message.override(tool_call_id, replaced)
         elif taken is not None and "override_stream_result" in taken.effects:
             streamed = self.streamed_result(message.id, tool_call_id)
             if streamed is not MISSING and message.source is None:
                 message.override(tool_call_id, streamed)
+        message.set_content(content)
         self.notify()
         completed = self.complete_if_resolved(message.id, "add_tool_result")
         return True, message.id if completed else None
