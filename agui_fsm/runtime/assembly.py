@@ -84,7 +84,7 @@ def assemble(
         outlet=outlet,
     )
     assistants.on_status = runs.on_assistant_status
-    tool_results.streamed_result = runs.streamed_result
+    tool_results.streaming_into = runs.streaming_into
     loader = HistoryLoader(sync, thread, agent_state, outlet)
     return Collaborators(
         repo, sync, agent_state, outlet, assistants, interrupts, tool_results, thread, runs, loader

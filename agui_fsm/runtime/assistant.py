@@ -130,7 +130,8 @@ class AssistantMessages:
         target = snapshot.status_name
         life = message.status_life
         if target == "running" and life is not None and life.state == "running":
-            # A streaming update: no edge, nothing to persist, nothing for on_status.
+            # A streaming update: no edge, nothing to persist, nothing for on_status (the
+            # runtime's delta lane does this case inline: runtime/lane.py).
             self.notify()
             return message_id
         taken = None

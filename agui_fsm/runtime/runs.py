@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agui_fsm.aggregator.parts import MISSING
+from agui_fsm.aggregator.snapshot import RunSnapshot
 from agui_fsm.runtime.agent_state import AgentState
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_idle, refused_while_running
@@ -117,17 +117,12 @@ class Runs:
             run_input["resume"] = resume
         return run_input
 
-    def streamed_result(self, message_id: str, tool_call_id: str) -> Any:
-        """The result the latest run's snapshot shows for the call when that run streams
-        into ``message_id``; MISSING otherwise."""
+    def streaming_into(self, message_id: str) -> RunSnapshot | None:
+        """The latest run's snapshot when that run streams into ``message_id``, else None."""
         run = self.active
-        snapshot = run.aggregator.snapshot if run is not None else None
-        if snapshot is None or run.assistant_id != message_id:
-            return MISSING
-        for part in snapshot.content:
-            if part.get("toolCallId") == tool_call_id and part.get("type") == "tool-call":
-                return part.get("result", MISSING)
-        return MISSING
+        if run is None or run.assistant_id != message_id:
+            return None
+        return run.aggregator.snapshot
 
     # -- asking for a run -----------------------------------------------------------------
 

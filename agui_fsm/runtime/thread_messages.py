@@ -141,7 +141,7 @@ class ThreadMessages:
                 self.history.mark_pending(active.id, item[1])
         self.interrupts.sync("MESSAGES_SNAPSHOT")
 
-    def _kept_if_streaming(self, item: RepositoryItem) -> RepositoryItem:
+    def _kept_if_live(self, item: RepositoryItem) -> RepositoryItem:
         """The item, or the run's message in its place when the message of that id shows the
         latest run's parts and the message_status machine keeps it (``keep_run_message``)."""
         current = self.repo.message(item.message.id)
@@ -170,7 +170,7 @@ class ThreadMessages:
             loaded = LoadedHistory(messages=items)
         for item in loaded.messages:
             self.assistants.adopt(item.message)
-        items = [self._kept_if_streaming(item) for item in loaded.messages]
+        items = [self._kept_if_live(item) for item in loaded.messages]
         self.repo.apply_loaded(loaded.head_id, items)
         self.history.loaded([item.message.id for item in loaded.messages])
         self.interrupts.sync("import_snapshot")

@@ -23,7 +23,7 @@ from agui_fsm.aggregator.parts import json_stringify, try_parse_json
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_value
 from agui_fsm.runtime.history import HistorySync
-from agui_fsm.runtime.messages import CANCELLED_RESULT, MISSING, Message, is_resolved
+from agui_fsm.runtime.messages import CANCELLED_RESULT, Message, is_resolved
 from agui_fsm.runtime.pending import all_resolved, owner_of_tool_call, pending_tool_calls
 from agui_fsm.runtime.repository import MessageRepository
 
@@ -51,9 +51,8 @@ class ToolResults:
         self.history = history
         self.notify = notify
         self.auto_cancel_enabled = auto_cancel
-        # The result the run streaming into a message shows for a call (MISSING: none, or no
-        # such run); the runs register theirs.
-        self.streamed_result: Callable[[str, str], Any] = lambda message_id, call_id: MISSING
+        # The snapshot of the run streaming into a message, or None; the runs register theirs.
+        self.streaming_into: Callable[[str], Any] = lambda message_id: None
 
     def pending(self) -> tuple[str, list[str]] | None:
         return pending_tool_calls(self.repo)
@@ -115,10 +114,15 @@ class ToolResults:
         # Before set_content: the override is recorded against the snapshot still attached.
         if taken is not None and "override_result" in taken.effects:
             message.override(tool_call_id, replaced)
-        elif taken is not None and "override_stream_result" in taken.effects:
-            streamed = self.streamed_result(message.id, tool_call_id)
-            if streamed is not MISSING and message.source is None:
-                message.override(tool_call_id, streamed)
+        elif (
+            taken is not None
+            and "override_stream_result" in taken.effects
+            and message.source is None
+            and (snapshot := self.streaming_into(message.id)) is not None
+        ):
+            part = _tool_part(snapshot.content, tool_call_id)
+            if part is not None and "result" in part:
+                message.override(tool_call_id, part["result"])
         message.set_content(content)
         self.notify()
         completed = self.complete_if_resolved(message.id, "add_tool_result")
@@ -234,8 +238,12 @@ def _shown_result(message: Message, tool_call_id: str) -> Any:
     """The result the run's aggregator shows for the call (what a client result replaces);
     the message's own once no run writes it."""
     source = message.source
-    parts = source.content if source is not None else message.content
+    part = _tool_part(source.content if source is not None else message.content, tool_call_id)
+    return part.get("result") if part is not None else None
+
+
+def _tool_part(parts: list[dict[str, Any]], tool_call_id: str) -> dict[str, Any] | None:
     for part in parts:
         if part.get("type") == "tool-call" and part.get("toolCallId") == tool_call_id:
-            return part.get("result")
+            return part
     return None
