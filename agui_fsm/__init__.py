@@ -16,18 +16,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agui_fsm.conformance import Report, Validator, validate
     from agui_fsm.http import HttpAgent
+    from agui_fsm.runtime import ThreadRuntime
 
 __version__ = "0.1.0"
-__all__ = ["HttpAgent", "Report", "Validator", "validate"]
+__all__ = ["HttpAgent", "Report", "ThreadRuntime", "Validator", "validate"]
 
 
 def __getattr__(name: str) -> Any:
     # Imported on first use, so that `import agui_fsm.<module>` (every CLI command) does not
-    # load the validator, nor httpx.
+    # load the validator, the runtime, nor httpx.
     if name == "HttpAgent":
         from agui_fsm.http import HttpAgent
 
         return HttpAgent
+    if name == "ThreadRuntime":
+        from agui_fsm.runtime import ThreadRuntime
+
+        return ThreadRuntime
     if name in __all__:
         import agui_fsm.conformance
 

@@ -53,6 +53,19 @@ def test_a_model_passed_in_is_still_taken_as_is():
     assert [v.rule for v in report.violations] == ["RUN-007"]
 
 
+def test_the_package_exports_its_main_classes_lazily():
+    code = (
+        "import sys, agui_fsm\n"
+        "assert 'agui_fsm.runtime' not in sys.modules and 'httpx' not in sys.modules\n"
+        "from agui_fsm import HttpAgent, ThreadRuntime, Validator, validate\n"
+        "from agui_fsm.runtime import ThreadRuntime as Core\n"
+        "assert ThreadRuntime is Core and set(agui_fsm.__all__) >= "
+        "{'HttpAgent', 'ThreadRuntime', 'Validator', 'validate'}\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
 def test_the_lazy_group_lists_each_command_with_its_own_help():
     import importlib
 
