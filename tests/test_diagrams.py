@@ -236,6 +236,17 @@ def test_overview_draws_one_arrow_per_pair_of_linked_machines() -> None:
     assert mermaid.count(" --> ") == len(pairs)
 
 
+def test_only_a_machine_without_links_is_drawn_as_one() -> None:
+    dot = render_overview("dot").decode()
+    linked = {name for link in LINKS for name in (link.source, link.target)}
+    unlinked = {t.name for t in ALL_TABLES} - linked
+    assert unlinked == {"step"}
+    marked = set(re.findall(r"^\s*(\w+) \[label=<.*no links", dot, flags=re.MULTILINE))
+    assert marked == unlinked
+    # The executor's submitted result is the client's add_tool_result on the tool call.
+    assert ("tool_execution", "tool_call") in {(link.source, link.target) for link in LINKS}
+
+
 def test_docs_list_every_transition_from_every_source() -> None:
     text = machines_markdown()
     for table in ALL_TABLES:

@@ -119,6 +119,14 @@ LINKS: tuple[Link, ...] = (
         effect="record_cancellation", note="append or reload cancels the unresolved calls",
     ),
     Link(
+        "tool_execution", "tool_call", "add_tool_result", on_trigger="add_tool_result",
+        note="the tool's return value (or its error, isError true) answers the call",
+    ),
+    Link(
+        "tool_execution", "message_status", "add_tool_result", on_trigger="add_tool_result",
+        note="the submitted result may complete the message and resume the agent",
+    ),
+    Link(
         "text_message", "message_status", "TEXT_MESSAGE_START", on_trigger="TEXT_MESSAGE_START",
         effect="open_text_part", note="a new messageId: the run goes on in a new message",
     ),
