@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Scenario replay driver for the published @assistant-ui/react-ag-ui runtime.
 //
-// Reads scenario files (format v1.1, see SCENARIOS.md in the shared folder),
+// Reads scenario files (format v1.1, specs/conformance/FORMAT.md in this repository),
 // plays each one through a fresh AgUiThreadRuntimeCore driven by a scripted
 // @ag-ui/client AbstractAgent, and prints the normalized thread as JSON.
 //
@@ -238,7 +238,7 @@ class Replay {
     if (this.toolSpecs) this.host = this.createHost();
   }
 
-  // One deterministic front-end tool per scenario entry (SCENARIOS.md, "Front-end tools").
+  // One deterministic front-end tool per scenario entry (FORMAT.md, "Front-end tools").
   scenarioTools() {
     const tools = {};
     for (const [name, spec] of Object.entries(this.toolSpecs)) {

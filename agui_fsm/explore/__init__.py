@@ -21,7 +21,7 @@ Shared by ``agui-fsm check`` and the Hypothesis stateful test:
   expanding a state by replaying its shortest prefix from scratch. The first violation
   found is a shortest counterexample; :func:`counterexample_scenario`
   (:mod:`~agui_fsm.explore.scenario`) writes it in the scenario format
-  (``shared/SCENARIOS.md``).
+  (``specs/conformance/FORMAT.md``).
 * :data:`KNOWN_FINDINGS` (:mod:`~agui_fsm.explore.findings`): the reference profile's
   violations; :func:`thread_state_machine` (:mod:`~agui_fsm.explore.stateful`): the
   Hypothesis machine.

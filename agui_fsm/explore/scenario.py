@@ -1,4 +1,4 @@
-"""Counterexamples in the scenario format (``shared/SCENARIOS.md``)."""
+"""Counterexamples in the scenario format (``specs/conformance/FORMAT.md``)."""
 
 from __future__ import annotations
 

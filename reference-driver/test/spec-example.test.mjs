@@ -1,4 +1,4 @@
-// The worked example of SCENARIOS.md (format v1): the driver must print
+// The worked example of specs/conformance/FORMAT.md (format v1): the driver must print
 // exactly this output for this input.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -63,7 +63,7 @@ const expected = {
   errors: [],
 };
 
-test("SCENARIOS.md example replays to the documented output", async () => {
+test("FORMAT.md example replays to the documented output", async () => {
   assert.deepStrictEqual(await replayScenario(scenario), expected);
 });
 
