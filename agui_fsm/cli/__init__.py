@@ -28,7 +28,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "Check that an AG-UI event stream is valid, and report every violation.",
     ),
     "rules": (
-        "agui_fsm.cli.validate",
+        "agui_fsm.cli.rules",
         "rules",
         "List the conformance rules: id, severity, title, and how they compare with peers.",
     ),

@@ -5,13 +5,17 @@
     [tool.agui-fsm]
     fail-on = "warning"          # or "error" (the default)
     group = true                 # fold repeats of a rule into one line
+    docs-url = "https://example.org/agui/rules.html"   # where you publish docs/rules.md
 
     [tool.agui-fsm.rules]
     TOOL-010 = "off"             # off | info | warning | error
     RUN-006 = "error"
 
 ``agui-fsm validate`` reads the nearest ``pyproject.toml`` from the current directory up
-(or ``--config FILE``); command-line options win over it.
+(or ``--config FILE``); command-line options win over it. Reports link a rule to
+``docs-url`` plus the rule's anchor (``#tool-006``; or ``{id}`` / ``{anchor}`` in the address)
+only when it is set; otherwise they name ``agui-fsm rules ID``, which prints the rule's
+documentation from the package.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from agui_fsm.conformance.report import FAIL_ON
 from agui_fsm.errors import UsageError
 
 SECTION = "agui-fsm"
-_KEYS = frozenset({"fail-on", "group", "rules"})
+_KEYS = frozenset({"docs-url", "fail-on", "group", "rules"})
 
 
 @dataclass(slots=True)
@@ -35,6 +39,7 @@ class Settings:
     rules: dict[str, str] = field(default_factory=dict)
     fail_on: str | None = None
     group: bool | None = None
+    docs_url: str | None = None
     source: Path | None = None
 
 
@@ -107,4 +112,17 @@ def load(path: Path) -> Settings:
     if group is not None and not isinstance(group, bool):
         raise UsageError(f"{where}: group must be true or false")
     settings.group = group
+    docs_url = table.get("docs-url")
+    if docs_url is not None and not _is_address(docs_url):
+        raise UsageError(f"{where}: docs-url must be an http(s) address, e.g. https://host/rules")
+    settings.docs_url = docs_url
     return settings
+
+
+def _is_address(value: Any) -> bool:
+    from urllib.parse import urlsplit
+
+    if not isinstance(value, str):
+        return False
+    parts = urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)

@@ -1,4 +1,4 @@
-"""``agui-fsm validate`` and ``agui-fsm rules``: the conformance validator on the command line.
+"""``agui-fsm validate``: the conformance validator on the command line.
 
 Exit status: 0 when no violation at ``--fail-on`` severity (error by default) was found, 1
 when one was, 2 for usage and I/O errors (unreadable input, unreachable endpoint, bad
@@ -27,14 +27,7 @@ from agui_fsm.conformance.report import (
     render,
     summary_line,
 )
-from agui_fsm.conformance.rules import (
-    CATEGORIES,
-    DEFAULT_MAX_LINE_BYTES,
-    RULES,
-    doc_url,
-    export_rules_json,
-)
-from agui_fsm.conformance.rules_doc import rules_markdown
+from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
 from agui_fsm.conformance.sources import SourceError, check, is_many, read, read_url
 from agui_fsm.conformance.validator import Validator
 from agui_fsm.errors import UsageError
@@ -276,6 +269,7 @@ def validate(
                 fail_fast=fail_fast,
                 levels=levels,
                 fail_on=fail_on,
+                docs_url=settings.docs_url,
             )
         )
     stream: BinaryIO | None = None
@@ -328,58 +322,16 @@ def validate(
             stream.close()
     for file_fmt, path in files:
         try:
-            path.write_text(render(file_fmt, name, report, group=group), encoding="utf-8")
+            text = render(file_fmt, name, report, group=group, docs_url=settings.docs_url)
+            path.write_text(text, encoding="utf-8")
         except OSError as exc:
             _fail(f"cannot write {path}: {exc.strerror or exc}")
     if fmt != "text":
-        out.echo(render(fmt, name, report), nl=False)
+        out.echo(render(fmt, name, report, docs_url=settings.docs_url), nl=False)
     else:
         lines = grouped(name, report) if group else []
         if report.violations:
-            lines += ["rules:", *doc_lines(report)]
+            lines += ["rules:", *doc_lines(report, settings.docs_url)]
         for line in [*lines, summary_line(name, report)]:
             out.echo(line)
     raise SystemExit(1 if report.fails(fail_on) else 0)
-
-
-@click.command()
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
-@click.option(
-    "--export",
-    "export",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the JSON catalogue to this file (specs/rules.json).",
-)
-@click.option(
-    "--docs",
-    "docs",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the Markdown rule reference to this file (docs/rules.md).",
-)
-def rules(fmt: str, export: Path | None, docs: Path | None) -> None:
-    """List the conformance rules: id, severity, title, and how they compare with peers."""
-    for path, text in ((export, export_rules_json), (docs, rules_markdown)):
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text(), encoding="utf-8")
-            click.echo(f"{path}: {len(RULES)} rules")
-    if export is not None or docs is not None:
-        return
-    if fmt == "json":
-        click.echo(export_rules_json(), nl=False)
-        return
-    category = None
-    for rule in RULES.values():
-        if rule.category != category:
-            category = rule.category
-            click.echo(f"\n{category}: {CATEGORIES[category]}")
-        peers = f"verifyEvents {rule.verify_events}"
-        if rule.ag_ui_validate:
-            peers += f"; ag-ui-validate {', '.join(rule.ag_ui_validate)}"
-        click.echo(f"  {rule.id:<11} {rule.severity:<8} {rule.title}  [{peers}]")
-    click.echo(
-        f"\n{len(RULES)} rules. `agui-fsm rules --format json` has the explanations; "
-        f"each rule is documented at {doc_url('ID')}."
-    )

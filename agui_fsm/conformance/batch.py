@@ -162,9 +162,11 @@ def run(
     fail_fast: bool = False,
     levels: dict[str, str] | None = None,
     fail_on: str = "error",
+    docs_url: str | None = None,
 ) -> int:
     """Validate every trace of SOURCE, print one report per file and a summary; the exit
-    status (0 all valid, 1 one invalid, 2 one unreadable or no file at all)."""
+    status (0 all valid, 1 one invalid, 2 one unreadable or no file at all). ``docs_url``:
+    where the project publishes the rule reference, if it does."""
     paths = expand(source)
     if not paths:
         echo(f"agui-fsm validate: no trace file in {source} ({', '.join(TRACE_SUFFIXES)})")
@@ -186,7 +188,10 @@ def run(
         summary.add(result)
         report = result.report
         if fmt == "text":
-            echo(result.error if report is None else render("text", result.name, report).rstrip())
+            if report is None:
+                echo(result.error)
+            else:
+                echo(render("text", result.name, report, docs_url=docs_url).rstrip())
         elif fmt == "json":
             body = {"error": result.error} if report is None else report.as_dict()
             entries.append({"name": result.name, **body})

@@ -16,7 +16,7 @@ last event); ``line`` the 1-based input line where the event starts, when there 
 from __future__ import annotations
 
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
-from agui_fsm.conformance.rules import RULES, doc_url
+from agui_fsm.conformance.rules import RULES, doc_pointer
 from agui_fsm.jsonwire import dumps_text, escape_surrogates
 
 __all__ = [
@@ -98,20 +98,26 @@ def grouped(name: str, report: Report) -> list[str]:
     return lines
 
 
-def doc_lines(report: Report) -> list[str]:
-    """The documentation link of every rule that fired, once each."""
+def doc_lines(report: Report, docs_url: str | None = None) -> list[str]:
+    """Every rule that fired, once each, with where its documentation is: the link under
+    ``docs_url`` (``[tool.agui-fsm] docs-url``), else the command that prints it."""
     seen = dict.fromkeys(v.rule for v in report.violations)
-    return [f"  {rule_id}: {RULES[rule_id].title} <{doc_url(rule_id)}>" for rule_id in seen]
+    if docs_url:
+        return [
+            f"  {rule_id}: {RULES[rule_id].title} <{doc_pointer(rule_id, docs_url)}>"
+            for rule_id in seen
+        ]
+    return [f"  {rule_id}: {RULES[rule_id].title} ({doc_pointer(rule_id)})" for rule_id in seen]
 
 
-def to_text(name: str, report: Report, *, group: bool = False) -> str:
+def to_text(name: str, report: Report, *, group: bool = False, docs_url: str | None = None) -> str:
     lines = (
         grouped(name, report)
         if group
         else [format_violation(name, v, report.events) for v in report.violations]
     )
     if report.violations:
-        lines += ["rules:", *doc_lines(report)]
+        lines += ["rules:", *doc_lines(report, docs_url)]
     lines.append(summary_line(name, report))
     return "\n".join(lines) + "\n"
 
@@ -153,8 +159,11 @@ def to_junit(name: str, report: Report) -> str:
     )
 
 
-def render(fmt: str, name: str, report: Report, *, group: bool = False) -> str:
-    """The report in ``fmt``: text, json, junit or sarif."""
+def render(
+    fmt: str, name: str, report: Report, *, group: bool = False, docs_url: str | None = None
+) -> str:
+    """The report in ``fmt``: text, json, junit or sarif. ``docs_url`` is where the project
+    publishes the rule reference, if it does (text and SARIF link to it)."""
     if fmt == "json":
         return to_json(report)
     if fmt == "junit":
@@ -162,5 +171,5 @@ def render(fmt: str, name: str, report: Report, *, group: bool = False) -> str:
     if fmt == "sarif":
         from agui_fsm.conformance.sarif import to_sarif  # only SARIF output needs it
 
-        return to_sarif(name, report)
-    return to_text(name, report, group=group)
+        return to_sarif(name, report, docs_url=docs_url)
+    return to_text(name, report, group=group, docs_url=docs_url)

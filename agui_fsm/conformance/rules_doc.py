@@ -1,11 +1,14 @@
-"""``docs/rules.md``: the rule catalogue as a page a person reads, one anchor per rule.
+"""A rule's documentation, written from the catalogue: as text for ``agui-fsm rules ID`` and
+SARIF's ``help.text``, as Markdown for SARIF's ``help.markdown`` and ``docs/rules.md``.
 
-Generated from :data:`~agui_fsm.conformance.rules.RULES` (``agui-fsm rules --docs
-docs/rules.md``), so the page and the validator cannot drift; each rule's heading is its id,
-which gives the anchor :func:`~agui_fsm.conformance.rules.doc_url` links to.
+The page is generated from :data:`~agui_fsm.conformance.rules.RULES` (``agui-fsm rules --docs
+docs/rules.md``), so the page, the command and the validator cannot drift; each rule's heading
+is its id, which gives the anchor :func:`~agui_fsm.conformance.rules.doc_link` adds.
 """
 
 from __future__ import annotations
+
+import textwrap
 
 from agui_fsm.conformance.rules import CATEGORIES, RULES, Rule
 
@@ -16,6 +19,15 @@ _VERDICTS = {
     "lenient": "more lenient than `@ag-ui/client` 1.0.0 (the client throws, agui-fsm warns)",
     "n/a": "`@ag-ui/client` never sees this fault (framing, transport)",
 }
+
+
+def _covers(rule: Rule, code: str) -> str | None:
+    extra = []
+    if rule.machine:
+        extra.append(f"machine table {code}{rule.machine}{code}")
+    if rule.ag_ui_validate:
+        extra.append("ag-ui-validate " + ", ".join(f"{code}{a}{code}" for a in rule.ag_ui_validate))
+    return "Covers: " + "; ".join(extra) + "." if extra else None
 
 
 def _rule(rule: Rule) -> list[str]:
@@ -29,14 +41,44 @@ def _rule(rule: Rule) -> list[str]:
     ]
     if rule.reason:
         lines += [f"Why agui-fsm reports it: {rule.reason}.", ""]
-    extra = []
-    if rule.machine:
-        extra.append(f"machine table `{rule.machine}`")
-    if rule.ag_ui_validate:
-        extra.append("ag-ui-validate " + ", ".join(f"`{a}`" for a in rule.ag_ui_validate))
-    if extra:
-        lines += ["Covers: " + "; ".join(extra) + ".", ""]
+    covers = _covers(rule, "`")
+    if covers:
+        lines += [covers, ""]
     return lines
+
+
+def _level_hint(rule: Rule, code: str) -> str:
+    return (
+        f"Change its severity with {code}--rule {rule.id}=off|info|warning|error{code}, or in "
+        f'pyproject.toml: {code}[tool.agui-fsm.rules] {rule.id} = "off"{code}.'
+    )
+
+
+def rule_markdown(rule: Rule) -> str:
+    """``rule``'s section of ``docs/rules.md``, with how to change its severity."""
+    return "\n".join([*_rule(rule), _level_hint(rule, "`")]) + "\n"
+
+
+def rule_text(rule: Rule, width: int = 88) -> str:
+    """``rule``'s documentation as plain text (``agui-fsm rules ID``, SARIF ``help.text``)."""
+
+    def wrapped(text: str) -> list[str]:
+        return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+
+    lines = [
+        f"{rule.id}: {rule.title}",
+        f"severity {rule.severity}; {_VERDICTS[rule.verify_events].replace('`', '')}",
+        f"category {rule.category}: {CATEGORIES[rule.category]}",
+        "",
+        *wrapped(rule.explanation),
+    ]
+    if rule.reason:
+        lines += ["", *wrapped(f"Why agui-fsm reports it: {rule.reason}.")]
+    covers = _covers(rule, "")
+    if covers:
+        lines += ["", *wrapped(covers)]
+    lines += ["", *wrapped(_level_hint(rule, ""))]
+    return "\n".join(lines) + "\n"
 
 
 def rules_markdown() -> str:

@@ -1,9 +1,12 @@
 """The report as a SARIF 2.1.0 log, for code scanning (``agui-fsm validate --format sarif``).
 
 One run, one tool (``agui-fsm``) whose driver lists the whole catalogue (so ``ruleIndex`` is
-stable across reports), one result per violation. A result's location is the input line
-when there is one; the event index and type, which SARIF has no field for, are properties
-and a logical location (``event 5``). Severities map as ``info`` -> ``note``.
+stable across reports), one result per violation. Each rule carries its whole documentation
+(``help.text`` and ``help.markdown``), so a code-scanning page shows it with no address to
+follow; ``helpUri`` is added only where the project publishes the rule reference
+(``docs-url``). A result's location is the input line when there is one; the event index and
+type, which SARIF has no field for, are properties and a logical location (``event 5``).
+Severities map as ``info`` -> ``note``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from agui_fsm.conformance.rules import DOCS_REPOSITORY, RULES, Rule, doc_url
+from agui_fsm.conformance.rules import RULES, Rule, doc_link
+from agui_fsm.conformance.rules_doc import rule_markdown, rule_text
 from agui_fsm.jsonwire import dumps_text
 
 if TYPE_CHECKING:
@@ -39,14 +43,13 @@ def _uri(name: str) -> str:
     return quote(name.replace("\\", "/"), safe="/:._-~")
 
 
-def _descriptor(rule: Rule) -> dict[str, Any]:
-    return {
+def _descriptor(rule: Rule, docs_url: str | None) -> dict[str, Any]:
+    descriptor: dict[str, Any] = {
         "id": rule.id,
         "name": "".join(word.capitalize() for word in rule.title.split()[:8] if word.isalnum()),
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.explanation},
-        "helpUri": doc_url(rule.id),
-        "help": {"text": f"{rule.explanation} See {doc_url(rule.id)}"},
+        "help": {"text": rule_text(rule), "markdown": rule_markdown(rule)},
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
         "properties": {
             "category": rule.category,
@@ -54,6 +57,10 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
             "tags": ["ag-ui", rule.category.lower()],
         },
     }
+    link = doc_link(rule.id, docs_url)
+    if link is not None:
+        descriptor["helpUri"] = link
+    return descriptor
 
 
 def _result(uri: str, violation: Violation, events: int) -> dict[str, Any]:
@@ -81,8 +88,9 @@ def _result(uri: str, violation: Violation, events: int) -> dict[str, Any]:
     }
 
 
-def sarif_log(name: str, report: Report) -> dict[str, Any]:
-    """The SARIF 2.1.0 log object of ``report`` for the input ``name``."""
+def sarif_log(name: str, report: Report, *, docs_url: str | None = None) -> dict[str, Any]:
+    """The SARIF 2.1.0 log object of ``report`` for the input ``name``; ``docs_url`` is where
+    the project publishes the rule reference, if it does."""
     uri = _uri(name)
     return {
         "$schema": SARIF_SCHEMA,
@@ -93,8 +101,7 @@ def sarif_log(name: str, report: Report) -> dict[str, Any]:
                     "driver": {
                         "name": "agui-fsm",
                         "version": _version(),
-                        "informationUri": DOCS_REPOSITORY,
-                        "rules": [_descriptor(rule) for rule in RULES.values()],
+                        "rules": [_descriptor(rule, docs_url) for rule in RULES.values()],
                     }
                 },
                 "artifacts": [{"location": {"uri": uri}}],
@@ -114,5 +121,5 @@ def sarif_log(name: str, report: Report) -> dict[str, Any]:
     }
 
 
-def to_sarif(name: str, report: Report) -> str:
-    return dumps_text(sarif_log(name, report), indent=2) + "\n"
+def to_sarif(name: str, report: Report, *, docs_url: str | None = None) -> str:
+    return dumps_text(sarif_log(name, report, docs_url=docs_url), indent=2) + "\n"

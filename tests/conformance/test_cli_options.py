@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from agui_fsm.cli import main
 from agui_fsm.cli.progress import DELAY, Progress, for_terminal
-from agui_fsm.conformance.rules import RULES, doc_url
-from agui_fsm.conformance.rules_doc import rules_markdown
+from agui_fsm.conformance.rules import RULES
+from agui_fsm.conformance.rules_doc import rule_markdown, rule_text, rules_markdown
 
 EXAMPLES = ROOT / "examples"
 SNAKE = str(EXAMPLES / "invalid-snake-case.jsonl")
@@ -52,7 +52,13 @@ def test_sarif_output_is_valid_sarif_2_1_0():
     assert [r["level"] for r in results] == ["error", "warning", "error", "error"]
     first = results[0]
     assert driver["rules"][first["ruleIndex"]]["id"] == "SNAP-006"
-    assert driver["rules"][first["ruleIndex"]]["helpUri"] == doc_url("SNAP-006")
+    described = driver["rules"][first["ruleIndex"]]
+    assert described["help"] == {
+        "text": rule_text(RULES["SNAP-006"]),
+        "markdown": rule_markdown(RULES["SNAP-006"]),
+    }
+    assert RULES["SNAP-006"].explanation[:60] in described["help"]["text"]
+    assert "helpUri" not in described and "informationUri" not in driver
     location = first["locations"][0]
     assert location["physicalLocation"]["region"] == {"startLine": 15}
     assert location["logicalLocations"][0]["name"] == "event 14"
@@ -138,13 +144,59 @@ def test_text_output_gives_the_event_index_even_on_one_line(tmp_path):
     assert first.startswith(f"{minified}:1: TEXT-003 at event 2 (TEXT_MESSAGE_CONTENT): ")
 
 
-def test_each_rule_that_fired_has_its_documentation_link():
+def test_each_rule_that_fired_names_the_command_that_documents_it():
     output = run("validate", SNAPSHOT).output
     for rule_id in ("SNAP-006", "SNAP-007", "SNAP-008", "SNAP-009"):
-        assert f"<{doc_url(rule_id)}>" in output
-    assert doc_url("SNAP-006").endswith("docs/rules.md#snap-006")
+        assert f"  {rule_id}: {RULES[rule_id].title} (agui-fsm rules {rule_id})" in output
+    assert "://" not in output, "no address is printed unless the project configures one"
     exported = json.loads(run("rules", "--format", "json").output)
-    assert all(rule["docs"] == doc_url(rule["id"]) for rule in exported["rules"])
+    assert all(rule["docs"] == f"docs/rules.md#{rule['id'].lower()}" for rule in exported["rules"])
+    assert exported["docs"] == "docs/rules.md" and (ROOT / exported["docs"]).is_file()
+
+
+@pytest.mark.parametrize(
+    ("docs_url", "link"),
+    [
+        ("https://example.org/agui/rules.html", "https://example.org/agui/rules.html#snap-006"),
+        ("https://example.org/rules/{id}", "https://example.org/rules/SNAP-006"),
+    ],
+)
+def test_a_configured_docs_url_links_every_report(tmp_path, docs_url, link):
+    config = tmp_path / "pyproject.toml"
+    config.write_text(f'[tool.agui-fsm]\ndocs-url = "{docs_url}"\n')
+    sarif = tmp_path / "out.sarif"
+    text = run("validate", "--config", str(config), f"--output=sarif={sarif}", SNAPSHOT).output
+    assert f"  SNAP-006: {RULES['SNAP-006'].title} <{link}>" in text
+    driver = json.loads(sarif.read_text())["runs"][0]["tool"]["driver"]
+    described = {rule["id"]: rule for rule in driver["rules"]}
+    assert described["SNAP-006"]["helpUri"] == link
+    jsonschema.Draft4Validator(sarif_schema()).validate(json.loads(sarif.read_text()))
+
+
+@pytest.mark.parametrize("value", ['"not a url"', '"ftp://host/x"', "3"])
+def test_a_docs_url_that_is_no_address_is_a_usage_error(tmp_path, value):
+    config = tmp_path / "pyproject.toml"
+    config.write_text(f"[tool.agui-fsm]\ndocs-url = {value}\n")
+    result = run("validate", "--config", str(config), SNAPSHOT)
+    assert result.exit_code == 2 and "docs-url must be an http(s) address" in result.output
+
+
+def test_rules_id_prints_the_whole_documentation_of_each_rule():
+    result = run("rules", "tool-006", "SNAP-006")
+    assert result.exit_code == 0
+    assert result.output == rule_text(RULES["TOOL-006"]) + "\n" + rule_text(RULES["SNAP-006"])
+    for rule_id in ("TOOL-006", "SNAP-006"):
+        rule = RULES[rule_id]
+        assert rule.title in result.output and rule.reason.split()[0] in result.output
+        assert f"--rule {rule_id}=off" in result.output
+    as_json = json.loads(run("rules", "--format", "json", "RUN-001").output)
+    assert [r["id"] for r in as_json] == ["RUN-001"]
+
+
+def test_an_unknown_rule_id_exits_2_with_the_closest_ids():
+    result = run("rules", "SNAP-06")
+    assert result.exit_code == 2
+    assert "no rule SNAP-06 (did you mean SNAP-006" in result.output
 
 
 def test_docs_rules_md_is_fresh_and_has_an_anchor_per_rule():

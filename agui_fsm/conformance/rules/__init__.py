@@ -16,10 +16,11 @@ about:
 the rules that sit beside the tables (schema, framing, attribution, patch application).
 A ``stricter`` rule says in ``reason`` why it reports what the client accepts (what the
 user then sees); ``tests/conformance/test_peer_corpus.py`` holds every disagreement with the
-client on the shared peer corpus to such a rule. Every rule has a documentation anchor,
-``docs/rules.md#<id>`` (:func:`doc_url`). ``specs/rules.json`` and ``docs/rules.md`` are
-generated from :data:`RULES` by ``agui-fsm rules --export specs/rules.json --docs
-docs/rules.md``.
+client on the shared peer corpus to such a rule. Every rule's documentation ships with the
+package (``agui-fsm rules ID``; :mod:`agui_fsm.conformance.rules_doc`) and has an anchor in
+``docs/rules.md``; a project that hosts that page names it once (``docs-url``, see
+:func:`doc_link`). ``specs/rules.json`` and ``docs/rules.md`` are generated from
+:data:`RULES` by ``agui-fsm rules --export specs/rules.json --docs docs/rules.md``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from agui_fsm.conformance.rules.model import (
     CATEGORIES,
     DEFAULT_MAX_LINE_BYTES,
     DOCS_PAGE,
-    DOCS_REPOSITORY,
     LEVELS,
     RULES_SPEC_VERSION,
     SEVERITIES,
@@ -41,7 +41,8 @@ from agui_fsm.conformance.rules.model import (
     PeerVerdict,
     Rule,
     Severity,
-    doc_url,
+    doc_link,
+    doc_pointer,
 )
 from agui_fsm.conformance.rules.thread import THREAD
 from agui_fsm.conformance.rules.tools import TOOL_REASON_STEP
@@ -51,7 +52,6 @@ __all__ = [
     "CATEGORIES",
     "DEFAULT_MAX_LINE_BYTES",
     "DOCS_PAGE",
-    "DOCS_REPOSITORY",
     "LEVELS",
     "RULES",
     "RULES_SPEC_VERSION",
@@ -60,7 +60,8 @@ __all__ = [
     "PeerVerdict",
     "Rule",
     "Severity",
-    "doc_url",
+    "doc_link",
+    "doc_pointer",
     "export_rules",
     "export_rules_json",
 ]
@@ -123,7 +124,7 @@ def export_rules() -> dict[str, Any]:
             "warning": "a defect a client survives; fails only with --fail-on warning",
             "info": "information; never fails a stream",
         },
-        "docs": f"{DOCS_REPOSITORY}/blob/main/{DOCS_PAGE}",
+        "docs": DOCS_PAGE,
         "categories": dict(CATEGORIES),
         "defaults": {"max_line_bytes": DEFAULT_MAX_LINE_BYTES},
         "ag_ui_validate_unmapped": dict(AG_UI_VALIDATE_UNMAPPED),

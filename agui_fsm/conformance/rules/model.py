@@ -12,10 +12,11 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 LEVELS: tuple[Level, ...] = ("off", "info", "warning", "error")
 PeerVerdict = Literal["same", "stricter", "lenient", "n/a"]
 
-RULES_SPEC_VERSION = 2
-DOCS_REPOSITORY = "https://github.com/agui-fsm/agui-fsm"
-"""Where the rule documentation is published: ``{DOCS_REPOSITORY}/blob/main/docs/rules.md``."""
+RULES_SPEC_VERSION = 3
 DOCS_PAGE = "docs/rules.md"
+"""The rule reference generated into this repository; a rule's anchor is its id in lower case.
+The package itself carries every rule's text (``agui-fsm rules ID``), so no address is needed
+to read one."""
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest input line (JSON Lines), SSE line or JSON-array element accepted (INPUT-001)."""
 
@@ -36,10 +37,6 @@ class Rule:
     def anchor(self) -> str:
         return self.id.lower()
 
-    @property
-    def doc_url(self) -> str:
-        return doc_url(self.id)
-
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -51,7 +48,7 @@ class Rule:
             "ag_ui_validate": list(self.ag_ui_validate),
             "machine": self.machine,
             "reason": self.reason or None,
-            "docs": self.doc_url,
+            "docs": f"{DOCS_PAGE}#{self.anchor}",
         }
 
 
@@ -78,9 +75,26 @@ def rule(
     )
 
 
-def doc_url(rule_id: str) -> str:
-    """The stable documentation link of a rule: its anchor in ``docs/rules.md``."""
-    return f"{DOCS_REPOSITORY}/blob/main/{DOCS_PAGE}#{rule_id.lower()}"
+def doc_link(rule_id: str, docs_url: str | None) -> str | None:
+    """The address of ``rule_id``'s documentation where a project hosts the rule reference
+    (``[tool.agui-fsm] docs-url``), or None when it names none.
+
+    ``docs_url`` is the address of the published ``docs/rules.md``, to which the rule's anchor
+    is added (``https://example.org/agui/rules.html`` -> ``...rules.html#tool-006``), or a
+    template naming ``{id}`` or ``{anchor}`` (``https://example.org/rules/{id}``).
+    """
+    if not docs_url:
+        return None
+    anchor = rule_id.lower()
+    if "{id}" in docs_url or "{anchor}" in docs_url:
+        return docs_url.replace("{id}", rule_id).replace("{anchor}", anchor)
+    return f"{docs_url}#{anchor}"
+
+
+def doc_pointer(rule_id: str, docs_url: str | None = None) -> str:
+    """Where a report sends its reader for ``rule_id``: the link under a configured
+    ``docs-url``, else the command that prints the rule's documentation."""
+    return doc_link(rule_id, docs_url) or f"agui-fsm rules {rule_id}"
 
 
 CATEGORIES: dict[str, str] = {
