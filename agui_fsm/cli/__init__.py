@@ -58,6 +58,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "Write docs/machines.md: each machine's tables and diagram, and how they link.",
     ),
     "spec": ("agui_fsm.cli.artifacts", "spec", "Machine-readable specs of the declared machines."),
+    "vectors": (
+        "agui_fsm.cli.vectors",
+        "vectors",
+        "The conformance vectors: list them, export them for a port, run a port's driver.",
+    ),
 }
 
 

@@ -89,15 +89,31 @@ def spec() -> None:
     """Machine-readable specs of the declared machines."""
 
 
+EXPORT_DEFAULTS = {"json": Path("specs/machines.json"), "ts": Path("specs/machines.ts")}
+
+
 @spec.command("export")
+@click.option(
+    "--lang",
+    type=click.Choice(sorted(EXPORT_DEFAULTS)),
+    default="json",
+    show_default=True,
+    help="json: the tables as data (specs/machines.json); ts: a TypeScript module of the "
+    "tables, typed by their state and trigger names (specs/machines.ts).",
+)
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("specs/machines.json"),
-    show_default=True,
-    help="File to write; '-' for stdout.",
+    default=None,
+    help="File to write; '-' for stdout. Default: specs/machines.json, or specs/machines.ts "
+    "with --lang ts.",
 )
-def export(out: Path) -> None:
+def export(lang: str, out: Path | None) -> None:
     """Every machine as JSON: states, initial, terminal, transitions with guards and effects."""
-    text = export_spec_json()
-    _write(text, out)
+    if lang == "ts":
+        from agui_fsm.spec_typescript import export_typescript
+
+        text = export_typescript()
+    else:
+        text = export_spec_json()
+    _write(text, out if out is not None else EXPORT_DEFAULTS[lang])

@@ -1,16 +1,22 @@
-"""``agui-fsm replay SCENARIO.json``: the reference runtime on a scenario, normalized output."""
+"""``agui-fsm replay SCENARIO.json``: the reference runtime on a scenario, normalized output.
+
+With ``--batch`` it is a driver in the sense of ``specs/conformance/DRIVER.md``: a JSON array
+of scenario paths on stdin, a JSON array of outputs on stdout (``{"driverError": ...}`` in
+the slot of a file it cannot replay)."""
 
 from __future__ import annotations
 
 import sys
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import click
 
+from agui_fsm import jsonwire
 from agui_fsm.jsonwire import dumps_text
 from agui_fsm.machines.table import PROFILES
-from agui_fsm.replay import ScenarioError
+from agui_fsm.replay import Scenario, ScenarioError
 from agui_fsm.replay.normalize import IdNormalizer
 from agui_fsm.replay.runner import Replay
 from agui_fsm.replay.scenario import read_scenario
@@ -19,7 +25,9 @@ from agui_fsm.trace import tracing
 
 
 @click.command()
-@click.argument("scenario", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "scenario", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=False
+)
 @click.option(
     "--trace",
     is_flag=True,
@@ -39,17 +47,29 @@ from agui_fsm.trace import tracing
     help="spec: AG-UI 1.0 with every invariant holding; reference: "
     "@assistant-ui/react-ag-ui 0.0.57 exactly (compare specs/conformance/reference/).",
 )
-def replay(scenario: Path, trace: bool, lenient: bool, profile: str) -> None:
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Read a JSON array of scenario paths on stdin and print a JSON array of outputs "
+    "(the driver protocol of specs/conformance/DRIVER.md).",
+)
+def replay(scenario: Path | None, trace: bool, lenient: bool, profile: str, batch: bool) -> None:
     """Replay SCENARIO (scenario format v1.1) and print the normalized thread as JSON."""
-    import asyncio
-
+    if batch:
+        if scenario is not None or trace:
+            raise click.UsageError("--batch reads the paths on stdin: no SCENARIO, no --trace")
+        outputs = [_batch_output(path, lenient, profile) for path in _batch_paths()]
+        sys.stdout.write(dumps_text(outputs, indent=2) + "\n")
+        return
+    if scenario is None:
+        raise click.UsageError("missing SCENARIO (or --batch with the paths on stdin)")
     try:
         parsed, raw, strings = read_scenario(scenario)
     except ScenarioError as exc:
         raise click.UsageError(str(exc)) from exc
     rename = IdNormalizer(strings)
     with tracing() if trace else nullcontext() as recorded:
-        output = asyncio.run(Replay(parsed, raw, lenient=lenient, profile=profile).play(rename))
+        output = _play(parsed, raw, lenient, profile, rename)
     if recorded is not None:
         for taken in recorded.taken:
             instance = rename(taken.instance.removeprefix(OPTIMISTIC_PREFIX))
@@ -58,3 +78,30 @@ def replay(scenario: Path, trace: bool, lenient: bool, profile: str) -> None:
                 err=True,
             )
     sys.stdout.write(dumps_text(output, indent=2) + "\n")
+
+
+def _play(
+    parsed: Scenario, raw: Any, lenient: bool, profile: str, rename: IdNormalizer
+) -> dict[str, Any]:
+    import asyncio
+
+    return asyncio.run(Replay(parsed, raw, lenient=lenient, profile=profile).play(rename))
+
+
+def _batch_paths() -> list[str]:
+    try:
+        paths = jsonwire.loads(sys.stdin.buffer.read())
+    except jsonwire.JsonProblem as exc:
+        raise click.UsageError(f"--batch: stdin is not JSON ({exc.message})") from exc
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise click.UsageError("--batch: stdin must be a JSON array of paths")
+    return paths
+
+
+def _batch_output(path: str, lenient: bool, profile: str) -> dict[str, Any]:
+    """One slot of a ``--batch`` answer: the output, or why the file was not replayed."""
+    try:
+        parsed, raw, strings = read_scenario(path)
+    except ScenarioError as exc:
+        return {"driverError": str(exc)}
+    return _play(parsed, raw, lenient, profile, IdNormalizer(strings))

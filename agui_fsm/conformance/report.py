@@ -15,17 +15,21 @@ last event); ``line`` the 1-based input line where the event starts, when there 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
 from agui_fsm.conformance.rules import RULES, doc_pointer
 from agui_fsm.jsonwire import dumps_text, escape_surrogates
 
 __all__ = [
     "FAIL_ON",
+    "JUnitCase",
     "Report",
     "Violation",
     "doc_lines",
     "format_violation",
     "grouped",
+    "junit_document",
     "plural",
     "render",
     "summary_line",
@@ -122,41 +126,78 @@ def to_text(name: str, report: Report, *, group: bool = False, docs_url: str | N
     return "\n".join(lines) + "\n"
 
 
-def to_junit(name: str, report: Report) -> str:
-    """One test case per rule that fired (a failure per error, warnings as system-out) and
-    one ``stream`` case, so a CI dashboard shows both the verdict and the rules behind it."""
+@dataclass(frozen=True)
+class JUnitCase:
+    """One ``<testcase>``: ``verdict`` is None (it passed), ``failure``, ``error`` or
+    ``skipped``, with ``kind`` (its ``type``) and ``message`` as attributes and ``text`` as
+    its body (for a passed case, ``text`` goes to ``system-out``)."""
+
+    classname: str
+    name: str
+    verdict: str | None = None
+    message: str = ""
+    text: str = ""
+    kind: str = ""
+
+
+def junit_document(suite_name: str, cases: list[JUnitCase]) -> str:
+    """One ``<testsuite>`` of ``cases`` as an XML document, with its counts."""
     from xml.etree import ElementTree as ET  # only JUnit output needs it
 
-    suite = ET.Element("testsuite", name=f"agui-fsm validate {name}")
-    by_rule: dict[str, list[Violation]] = {}
-    for v in report.violations:
-        by_rule.setdefault(v.rule, []).append(v)
-    stream = ET.SubElement(suite, "testcase", classname="agui-fsm.validate", name="stream")
-    if not report.valid:
-        ET.SubElement(
-            stream, "failure", type="invalid", message=summary_line(name, report)
-        ).text = summary_line(name, report)
-    failures = 0 if report.valid else 1
-    for rule_id, found in sorted(by_rule.items()):
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname="agui-fsm.validate",
-            name=f"{rule_id} {RULES[rule_id].title}",
-        )
-        detail = "\n".join(format_violation(name, v, report.events) for v in found)
-        if any(v.severity == "error" for v in found):
-            failures += 1
-            ET.SubElement(case, "failure", type=rule_id, message=found[0].message).text = detail
-        else:
-            ET.SubElement(case, "system-out").text = detail
-    suite.set("tests", str(1 + len(by_rule)))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
+    suite = ET.Element("testsuite", name=suite_name)
+    for case in cases:
+        element = ET.SubElement(suite, "testcase", classname=case.classname, name=case.name)
+        if case.verdict is not None:
+            kind = {"type": case.kind} if case.kind else {}
+            ET.SubElement(element, case.verdict, kind, message=case.message).text = case.text
+        elif case.text:
+            ET.SubElement(element, "system-out").text = case.text
+    suite.set("tests", str(len(cases)))
+    for verdict, attribute in (
+        ("failure", "failures"),
+        ("error", "errors"),
+        ("skipped", "skipped"),
+    ):
+        count = sum(case.verdict == verdict for case in cases)
+        if count or verdict != "skipped":
+            suite.set(attribute, str(count))
     ET.indent(suite)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
     )
+
+
+def to_junit(name: str, report: Report) -> str:
+    """One test case per rule that fired (a failure per error, warnings as system-out) and
+    one ``stream`` case, so a CI dashboard shows both the verdict and the rules behind it."""
+    by_rule: dict[str, list[Violation]] = {}
+    for v in report.violations:
+        by_rule.setdefault(v.rule, []).append(v)
+    verdict = summary_line(name, report)
+    cases = [
+        JUnitCase(
+            "agui-fsm.validate",
+            "stream",
+            None if report.valid else "failure",
+            verdict,
+            "" if report.valid else verdict,
+            "invalid",
+        )
+    ]
+    for rule_id, found in sorted(by_rule.items()):
+        detail = "\n".join(format_violation(name, v, report.events) for v in found)
+        failed = any(v.severity == "error" for v in found)
+        cases.append(
+            JUnitCase(
+                "agui-fsm.validate",
+                f"{rule_id} {RULES[rule_id].title}",
+                "failure" if failed else None,
+                found[0].message if failed else "",
+                detail,
+                rule_id,
+            )
+        )
+    return junit_document(f"agui-fsm validate {name}", cases)
 
 
 def render(

@@ -1,0 +1,181 @@
+"""``agui-fsm vectors list|export|run``: the conformance vectors as a kit a port tests itself
+with (the driver protocol is ``specs/conformance/DRIVER.md``)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from agui_fsm.machines.table import PROFILES
+from agui_fsm.vectors.catalogue import Catalogue, CatalogueError, export_kit, load_catalogue
+from agui_fsm.vectors.driver import DEFAULT_TIMEOUT, Driver, DriverError
+from agui_fsm.vectors.report import read_known, run_vectors
+
+VECTORS_OPTION = click.option(
+    "--vectors",
+    "vectors_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The vectors directory: one `agui-fsm vectors export` wrote. "
+    "Default: specs/conformance of this source checkout.",
+)
+PROFILE_OPTION = click.option(
+    "--profile",
+    type=click.Choice(PROFILES),
+    default="spec",
+    show_default=True,
+    help="Whose output the port must print: spec (AG-UI 1.0, every invariant holding) or "
+    "reference (@assistant-ui/react-ag-ui 0.0.57 exactly).",
+)
+
+
+def _catalogue(vectors_dir: Path | None) -> Catalogue:
+    try:
+        return load_catalogue(vectors_dir)
+    except CatalogueError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+@click.group()
+def vectors() -> None:
+    """The conformance vectors: list them, export them for a port, run a port's driver."""
+
+
+@vectors.command("list")
+@VECTORS_OPTION
+@PROFILE_OPTION
+def list_vectors(vectors_dir: Path | None, profile: str) -> None:
+    """One line per vector: its id, the features it uses, the file holding the output
+    PROFILE expects, and its title."""
+    catalogue = _catalogue(vectors_dir)
+    rows = [
+        (
+            v.id,
+            v.expected[profile].relative_to(catalogue.root).as_posix(),
+            ",".join(v.features) or "-",
+            v.title,
+        )
+        for v in catalogue.vectors
+    ]
+    widths = [max((len(row[k]) for row in rows), default=0) for k in range(3)]
+    for *columns, title in rows:
+        click.echo(
+            "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)) + "  " + title
+        )
+
+
+@vectors.command("export")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@VECTORS_OPTION
+def export(out: Path, vectors_dir: Path | None) -> None:
+    """Write what a port vendors into OUT: the vectors, each profile's expected outputs,
+    index.json (with the agui-fsm version), FORMAT.md, DRIVER.md and the scenario schema."""
+    catalogue = _catalogue(vectors_dir)
+    try:
+        written = export_kit(catalogue, out)
+    except CatalogueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except OSError as exc:
+        raise click.UsageError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    click.echo(f"{out}: {len(catalogue.vectors)} vectors, {len(written)} files")
+
+
+@vectors.command("run")
+@click.option(
+    "--driver",
+    required=True,
+    help="The port's driver command (split as a shell would); it is given one scenario path, "
+    "or --batch and the paths on stdin (specs/conformance/DRIVER.md).",
+)
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Run the driver as `CMD --batch` with a JSON array of paths on stdin, once per job, "
+    "instead of once per scenario.",
+)
+@PROFILE_OPTION
+@click.option(
+    "--known",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A JSON object of vector id -> reason: differences the port knows of. They are "
+    "reported as known, not failed; one that passes is reported too.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Driver processes at a time.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    help="Seconds a driver may take per scenario (a batch: that many per scenario in it).",
+)
+@click.option(
+    "--only",
+    "patterns",
+    multiple=True,
+    metavar="GLOB",
+    help="Run only the vectors whose id matches GLOB (fe_*); repeat for several.",
+)
+@click.option(
+    "--exact-errors",
+    is_flag=True,
+    help="Compare error texts too (by default they are masked: they are implementation-"
+    "specific), except where index.json marks the profile's texts as varying.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "junit"]),
+    default="text",
+    show_default=True,
+    help="text: a line per vector that did not pass, then a summary.",
+)
+@VECTORS_OPTION
+def run(
+    driver: str,
+    batch: bool,
+    profile: str,
+    known: Path | None,
+    jobs: int,
+    timeout: float,
+    patterns: tuple[str, ...],
+    exact_errors: bool,
+    fmt: str,
+    vectors_dir: Path | None,
+) -> None:
+    """Run every vector through a port's driver and compare its output with the expected one.
+
+    Prints the first difference of each vector that fails (its JSON path and both values),
+    then a summary. Exit status: 0 every vector passed (or was skipped or known), 1 one
+    failed, 2 a usage error or a driver that could not be run."""
+    catalogue = _catalogue(vectors_dir)
+    try:
+        command = tuple(shlex.split(driver))
+    except ValueError as exc:
+        raise click.UsageError(f"--driver: {exc}") from exc
+    try:
+        chosen = catalogue.only(patterns)
+        differences = read_known(known, catalogue) if known is not None else {}
+    except CatalogueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    if not command:
+        raise click.UsageError("--driver is empty")
+    harness = Driver(command, batch=batch, timeout=timeout, jobs=jobs)
+    try:
+        report = run_vectors(
+            chosen, harness, profile=profile, exact_errors=exact_errors, known=differences
+        )
+    except DriverError as exc:
+        click.echo(f"agui-fsm vectors run: driver error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(report.render(fmt), nl=False)
+    sys.exit(report.exit_code)

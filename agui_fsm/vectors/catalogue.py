@@ -1,0 +1,275 @@
+"""The conformance vectors as a catalogue: each vector's scenario, the features it uses and
+the output each behaviour profile expects.
+
+A catalogue is a directory laid out as ``specs/conformance/`` is (``vectors/``,
+``expected/``, ``reference/`` where the reference differs, ``index.json``), or the copy of
+it that :func:`export_kit` writes for a port to vendor. Features are read from the scenario
+itself, so a vector never declares one it does not use.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from agui_fsm.errors import UsageError
+from agui_fsm.machines.table import PROFILES
+
+SPECS_DIR = Path(__file__).resolve().parents[2] / "specs" / "conformance"
+"""The catalogue of a source checkout (the vectors are not installed with the package)."""
+
+SCENARIO_FORMAT = "1.1"
+"""The version of the scenario format (FORMAT.md) the vectors are written in."""
+
+KIT_DOCUMENTS = ("FORMAT.md", "DRIVER.md", "scenario.schema.json")
+"""Files a port vendors beside the vectors: the format, the driver protocol, the schema."""
+
+FEATURES: dict[str, str] = {
+    "front-end-tools": "options.tools: tools the client runs itself (format 1.1)",
+    "history": "a history adapter: `history` messages, or options.history",
+    "interrupts": "a RUN_FINISHED interrupt outcome, or submitInterruptResponses",
+    "in-run-actions": "user actions (items with `op`) inside a run's events",
+    "state": "agent state: STATE_SNAPSHOT, STATE_DELTA or setState",
+    "reasoning": "REASONING_* events (and the THINKING_* ones they replaced)",
+    "activities": "ACTIVITY_SNAPSHOT events",
+    "delivery": "options.delivery: how a run's events are handed to the client",
+}
+"""What a driver may decline (DRIVER.md): a vector that uses a declined feature is skipped."""
+
+
+class CatalogueError(UsageError):
+    """The vectors directory is missing, or its index does not describe its files."""
+
+
+def scenario_features(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """The :data:`FEATURES` a scenario uses, in the order of :data:`FEATURES`."""
+    options = raw.get("options") or {}
+    found: set[str] = set()
+    if options.get("tools"):
+        found.add("front-end-tools")
+    if raw.get("history") or options.get("history"):
+        found.add("history")
+    if "delivery" in options:
+        found.add("delivery")
+    for step in raw.get("steps") or ():
+        found.update(_action_features(step))
+    for items in raw.get("runs") or ():
+        for item in items:
+            if "op" in item:
+                found.add("in-run-actions")
+                found.update(_action_features(item))
+            else:
+                found.update(_event_features(item))
+    return tuple(name for name in FEATURES if name in found)
+
+
+def _action_features(action: Mapping[str, Any]) -> set[str]:
+    op = action.get("op")
+    if op == "submitInterruptResponses":
+        return {"interrupts"}
+    return {"state"} if op == "setState" else set()
+
+
+def _event_features(event: Mapping[str, Any]) -> set[str]:
+    kind = str(event.get("type"))
+    if kind.startswith(("REASONING_", "THINKING_")):
+        return {"reasoning"}
+    if kind.startswith("STATE_"):
+        return {"state"}
+    if kind == "ACTIVITY_SNAPSHOT":
+        return {"activities"}
+    outcome = event.get("outcome")
+    if kind == "RUN_FINISHED" and isinstance(outcome, dict) and outcome.get("type") == "interrupt":
+        return {"interrupts"}
+    return set()
+
+
+@dataclass(frozen=True)
+class Vector:
+    """One conformance vector: a scenario and the output each profile expects of it."""
+
+    id: str
+    title: str
+    scenario: Path
+    expected: Mapping[str, Path]
+    """profile -> the file holding that profile's normalized output."""
+    features: tuple[str, ...]
+    error_texts_vary: tuple[str, ...]
+    """Profiles whose expected error texts are implementation-specific on this vector: even
+    ``--exact-errors`` masks them (index.json's ``difference`` says so)."""
+    difference: Mapping[str, Any] | None
+    """index.json's ``difference``: how the reference differs from the spec profile, why."""
+
+    def load_scenario(self) -> dict[str, Any]:
+        return json.loads(self.scenario.read_text())
+
+    def load_expected(self, profile: str) -> Any:
+        return json.loads(self.expected[profile].read_text())
+
+
+def error_texts_vary(difference: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The profiles whose expected error texts vary on a vector with index.json's
+    ``difference``: the reference profile's texts are the real reference's, which
+    agui-fsm's own reference profile matches only up to error text where the index marks
+    the difference (``kind`` or ``reference_profile``) as ``error-text``."""
+    difference = difference or {}
+    varies = difference.get("kind") == "error-text"
+    varies = varies or difference.get("reference_profile") == "error-text"
+    return ("reference",) if varies else ()
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Every vector of one directory, in id order, and the package version that wrote it."""
+
+    root: Path
+    vectors: tuple[Vector, ...]
+    written_by: str | None
+    """The agui-fsm version an exported catalogue came from (None in a source checkout)."""
+
+    def by_id(self) -> dict[str, Vector]:
+        return {v.id: v for v in self.vectors}
+
+    def only(self, patterns: Iterable[str]) -> Catalogue:
+        """The vectors whose id matches one of the shell-style ``patterns``
+        (``fe_*``); every vector when there are none. Raises :class:`CatalogueError` when
+        a pattern matches no vector."""
+        patterns = list(patterns)
+        if not patterns:
+            return self
+        for pattern in patterns:
+            if not any(fnmatchcase(v.id, pattern) for v in self.vectors):
+                raise CatalogueError(
+                    f"no vector id matches {pattern!r} (see agui-fsm vectors list)"
+                )
+        chosen = tuple(v for v in self.vectors if any(fnmatchcase(v.id, p) for p in patterns))
+        return replace(self, vectors=chosen)
+
+
+def load_catalogue(root: Path | None = None) -> Catalogue:
+    """The vectors under ``root`` (default: the source checkout's ``specs/conformance``).
+
+    Raises :class:`CatalogueError` when the directory, its index, or a vector's expected
+    output is missing, or the index and the files disagree."""
+    root = Path(root) if root is not None else SPECS_DIR
+    index_path = root / "index.json"
+    if not index_path.is_file():
+        where = "" if root != SPECS_DIR else " (the vectors ship with a source checkout)"
+        raise CatalogueError(
+            f"no conformance vectors at {root}{where}: pass --vectors DIR, a directory "
+            "`agui-fsm vectors export` wrote"
+        )
+    try:
+        index = json.loads(index_path.read_text())
+        entries: dict[str, Any] = index["vectors"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CatalogueError(f"{index_path}: not a vectors index ({exc})") from exc
+    files = {p.stem for p in (root / "vectors").glob("*.json")}
+    if files != set(entries):
+        unindexed = sorted(files - set(entries))
+        missing = sorted(set(entries) - files)
+        raise CatalogueError(
+            f"{index_path} and {root / 'vectors'} disagree: "
+            f"not indexed {unindexed or 'none'}, indexed without a file {missing or 'none'}"
+        )
+    vectors = []
+    for name in sorted(entries):
+        entry = entries[name]
+        spec = root / "expected" / f"{name}.json"
+        reference = root / "reference" / f"{name}.json"
+        if not spec.is_file():
+            raise CatalogueError(f"vector {name}: {spec} is missing")
+        scenario = root / "vectors" / f"{name}.json"
+        difference = entry.get("difference")
+        vectors.append(
+            Vector(
+                id=name,
+                title=entry.get("title", name),
+                scenario=scenario,
+                expected={"spec": spec, "reference": reference if reference.is_file() else spec},
+                features=scenario_features(json.loads(scenario.read_text())),
+                error_texts_vary=error_texts_vary(difference),
+                difference=difference,
+            )
+        )
+    return Catalogue(root=root, vectors=tuple(vectors), written_by=index.get("agui_fsm"))
+
+
+def package_version() -> str:
+    try:
+        return version("agui-fsm")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
+def kit_index(catalogue: Catalogue) -> dict[str, Any]:
+    """The exported ``index.json``: the source index's entries, and for each vector the
+    features it uses, each profile's expected file and where error texts vary."""
+    source = json.loads((catalogue.root / "index.json").read_text())["vectors"]
+    return {
+        "$comment": "Written by `agui-fsm vectors export`; the layout and the driver protocol "
+        "are in DRIVER.md.",
+        "agui_fsm": package_version(),
+        "format": SCENARIO_FORMAT,
+        "profiles": list(PROFILES),
+        "features": FEATURES,
+        "vectors": {
+            v.id: {
+                **source[v.id],
+                "features": list(v.features),
+                "expected": {
+                    p: v.expected[p].relative_to(catalogue.root).as_posix() for p in PROFILES
+                },
+                "error_texts_vary": list(v.error_texts_vary),
+            }
+            for v in catalogue.vectors
+        },
+    }
+
+
+def export_kit(catalogue: Catalogue, out: Path) -> list[Path]:
+    """Write what a port vendors into ``out``: the vectors, each profile's expected outputs,
+    :func:`kit_index` and :data:`KIT_DOCUMENTS`. ``out`` must be empty, new, or an earlier
+    export (whose vectors are replaced, so a vector dropped since does not linger)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise CatalogueError(f"{out} is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not _is_export(out):
+        raise CatalogueError(f"{out} is neither empty nor an earlier `agui-fsm vectors export`")
+    if out.resolve() == catalogue.root.resolve():
+        raise CatalogueError(f"{out} is the catalogue itself")
+    for sub in ("vectors", "expected", "reference"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    written = [*_copy(catalogue, out, _kit_files(catalogue))]
+    index = out / "index.json"
+    index.write_text(json.dumps(kit_index(catalogue), indent=2, ensure_ascii=False) + "\n")
+    written.append(index)
+    return written
+
+
+def _kit_files(catalogue: Catalogue) -> Iterable[Path]:
+    yield from (catalogue.root / name for name in KIT_DOCUMENTS)
+    for v in catalogue.vectors:
+        yield v.scenario
+        yield from dict.fromkeys(v.expected.values())
+
+
+def _copy(catalogue: Catalogue, out: Path, files: Iterable[Path]) -> Iterable[Path]:
+    for path in files:
+        target = out / path.relative_to(catalogue.root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+        yield target
+
+
+def _is_export(path: Path) -> bool:
+    try:
+        return "agui_fsm" in json.loads((path / "index.json").read_text())
+    except (OSError, ValueError):
+        return False
