@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
+from typing import Any, TextIO
 
 import click
 
@@ -149,12 +151,57 @@ def main(debug: bool) -> None:
     """
 
 
+class ReaderSafeStdout:
+    """The program's stdout, outliving a reader that stops reading (``agui-fsm ... | head``).
+
+    Once the pipe is closed the rest of the output is dropped and the command goes on, so its
+    exit status is its own (a verdict, files of ``--output``), never an internal error.
+    Everything but writing is the wrapped stream's.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.reader_gone = False
+
+    def write(self, text: str) -> int:
+        if not self.reader_gone:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self._drop_the_rest()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.reader_gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._drop_the_rest()
+
+    def _drop_the_rest(self) -> None:
+        self.reader_gone = True
+        # fd 1 to /dev/null: what is still buffered, and the interpreter's last flush, go there.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self.stream.fileno())
+        except (OSError, ValueError):
+            pass
+        finally:
+            os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def run() -> None:
-    """The ``agui-fsm`` program (``python -m agui_fsm`` too): :func:`main`, then the
-    process exits. Whatever the command left on the heap (a replayed scenario's 100k
-    events, say) is frozen first, so the interpreter's collection at exit does not walk it."""
+    """The ``agui-fsm`` program (``python -m agui_fsm`` too): :func:`main` with a
+    :class:`ReaderSafeStdout`, then the process exits. Whatever the command left on the heap
+    (a replayed scenario's 100k events, say) is frozen first, so the interpreter's collection
+    at exit does not walk it."""
     import gc
 
+    if not isinstance(sys.stdout, ReaderSafeStdout):
+        sys.stdout = ReaderSafeStdout(sys.stdout)
     try:
         main()
     finally:

@@ -9,7 +9,6 @@ not an error: the rest of the output is dropped and the status is still the verd
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import BinaryIO, NoReturn
@@ -68,32 +67,17 @@ def _headers(values: tuple[str, ...]) -> dict[str, str]:
 
 
 class _Stdout:
-    """stdout that survives being closed by its reader (``| head``): the rest of the output
-    is dropped, the validation goes on (files of --output are still written) and the exit
-    status is still the verdict."""
+    """stdout beside the progress line: the line is cleared before each report line. (A
+    reader that closes the pipe, ``| head``, is :class:`~agui_fsm.cli.ReaderSafeStdout`'s:
+    the validation goes on and the exit status is still the verdict.)"""
 
     def __init__(self, progress: Progress | None) -> None:
         self.progress = progress
-        self.closed = False
 
     def echo(self, text: str, nl: bool = True) -> None:
         if self.progress is not None:
             self.progress.clear()
-        if self.closed:
-            return
-        try:
-            click.echo(text, nl=nl)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            self.closed = True
-            # Point fd 1 at /dev/null so the interpreter's final flush does not fail too.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(devnull, sys.stdout.fileno())
-            except (OSError, ValueError):
-                pass
-            finally:
-                os.close(devnull)
+        click.echo(text, nl=nl)
 
 
 def _rule_levels(values: tuple[str, ...]) -> dict[str, str]:

@@ -270,6 +270,21 @@ def test_a_closed_stdout_is_not_blamed_on_the_input(tmp_path):
     assert len(json.loads(report.read_text())["violations"]) == 4001  # 4000 + RUN-007
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["rules"], ["vectors", "list"], ["replay", "specs/conformance/vectors/append_in_run.json"]],
+)
+def test_every_command_outlives_a_reader_that_stops_reading(args):
+    command = [sys.executable, "-m", "agui_fsm", *args]
+    with subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        proc.stdout.close()  # the reader is gone before the first write: every write fails
+        stderr = proc.stderr.read().decode()
+        status = proc.wait(timeout=60)
+    assert (status, stderr) == (0, "")
+
+
 # --- progress --------------------------------------------------------------------------------
 class Clock:
     def __init__(self) -> None:

@@ -41,10 +41,11 @@ async def agent(request: Request):
     return StreamingResponse(stream(), media_type=encoder.get_content_type())
 """
 
-# The README's five-line example, verbatim.
+# The example of docs/http-and-pytest.md, verbatim (tests/integration/test_docs.py checks it).
 BACKEND_TEST = """
 from agui_fsm.pytest_plugin import assert_agui_conformant
 from myapp import app  # your FastAPI app, AG-UI endpoint at POST /agent
+
 
 def test_agent_speaks_ag_ui(agui_run):
     assert_agui_conformant(agui_run(app, "Hello!", path="/agent"))
