@@ -77,7 +77,7 @@ def diff(old: Any, new: Any, path: Path | None = None, ops: list[Op] | None = No
             ops.append(["a", path, new[len(old) :]])
         elif old != new:
             ops.append(["s", path, new])
-    elif old != new:
+    elif old != new or (kind is float and repr(old) != repr(new)):  # 0.0 and -0.0
         ops.append(["s", path, new])
     return ops
 

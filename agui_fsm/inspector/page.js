@@ -122,14 +122,24 @@
         class: `sev ${sev} chip`, title: `show the rows with ${sev}s`, "data-severity": sev,
         onclick: () => { filterSeverity.value = sev; applyFilters(); },
       }, `${counts[sev]} ${sev}${counts[sev] === 1 || sev === "info" ? "" : "s"}`)));
-    const runChips = el("span", { id: "runs" }, runs.length ? "Runs: " : "No RUN_STARTED seen. ");
-    runs.forEach((run, k) => {
-      const outcome = run.outcome + (run.detail ? `: ${clip(run.detail, 40)}` : "");
-      runChips.append(el("span", {
-        class: `chip ${run.outcome}`, title: `rows ${run.first}\u2013${run.last}; click to show this run`,
-        onclick: () => { filterRun.value = String(k); applyFilters(); select(run.first); },
-      }, `${runName(k)} \u00b7 ${outcome}`), " ");
-    });
+    const runChips = el("span", { id: "runs" });
+    const chip = (run, k) => el("span", {
+      class: `chip ${run.outcome}`, title: `rows ${run.first}\u2013${run.last}; click to show this run`,
+      onclick: () => { filterRun.value = String(k); applyFilters(); select(run.first); },
+    }, `${runName(k)} \u00b7 ${run.outcome}${run.detail ? `: ${clip(run.detail, 40)}` : ""}`);
+    if (!runs.length) runChips.append("No RUN_STARTED seen.");
+    else if (runs.length <= 8) {
+      runChips.append("Runs: ");
+      runs.forEach((run, k) => runChips.append(chip(run, k), " "));
+    } else {
+      const byOutcome = new Map();
+      for (const run of runs) byOutcome.set(run.outcome, (byOutcome.get(run.outcome) || 0) + 1);
+      runChips.append(`${plural(runs.length, "run")}: ${[...byOutcome].map(([o, n]) => `${n} ${o}`).join(", ")}`);
+      const notable = runs.map((run, k) => [run, k]).filter(([run]) => !["success", "finished"].includes(run.outcome));
+      if (notable.length) runChips.append(" \u2014 ");
+      notable.slice(0, 6).forEach(([run, k]) => runChips.append(chip(run, k), " "));
+      if (notable.length > 6) runChips.append(`and ${notable.length - 6} more (see the run filter)`);
+    }
     facts.append(runChips);
     const first = rows.find((r) => r.violations.some((v) => v.severity === "error"));
     if (first) {
@@ -543,7 +553,23 @@
     }
     const messages = Array.isArray(thread.messages) ? thread.messages : [];
     if (!messages.length) box.append(el("div", { class: "note" }, "No messages yet."));
-    messages.forEach((m, k) => box.append(messageView(m, k, places)));
+    // A long thread: the last messages and the ones this row changed; the rest on demand.
+    const keep = (k) => k >= messages.length - 6 || places.has(`m${k}`) || places.has("all");
+    let folded = [];
+    const fold = () => {
+      if (!folded.length) return;
+      const hidden = folded;
+      const more = el("details", { class: "note" }, el("summary", {}, `${plural(hidden.length, "earlier message")}`));
+      more.addEventListener("toggle", () => {
+        if (more.open && more.childElementCount === 1) hidden.forEach((k) => more.append(messageView(messages[k], k, places)));
+      }, { once: false });
+      box.append(more);
+      folded = [];
+    };
+    messages.forEach((m, k) => {
+      if (keep(k)) { fold(); box.append(messageView(m, k, places)); } else folded.push(k);
+    });
+    fold();
     const stateChanged = places.has("state");
     box.append(el("details", { open: stateChanged || thread.state !== null, class: stateChanged ? "changed" : null, id: "state" },
       el("summary", {}, stateChanged ? "state (changed)" : "state"), el("pre", {}, pretty(thread.state))));

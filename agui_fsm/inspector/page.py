@@ -185,8 +185,8 @@ PAGE = """<!DOCTYPE html>
 <main>
   <section id="timeline" aria-label="events">
     <div id="filters">
-      <input id="search" type="search" placeholder="Search events, ids, rules  ( / )"
-        aria-label="search">
+      <input id="search" type="search" placeholder="Search ( / )" aria-label="search"
+        title="Search the events, their ids and the violations' rules and messages">
       <select id="filter-type" aria-label="event type"></select>
       <select id="filter-run" aria-label="run"></select>
       <select id="filter-severity" aria-label="severity"></select>
@@ -218,7 +218,8 @@ code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consola
   font-size: 12px; }
 pre { margin: 2px 0; white-space: pre-wrap; word-break: break-word; }
 a { color: var(--info); }
-header#summary { padding: 8px 14px; border-bottom: 1px solid var(--line); background: var(--bg); }
+header#summary { padding: 8px 14px; border-bottom: 1px solid var(--line); background: var(--bg);
+  max-height: 40vh; overflow-y: auto; }
 header h1 { font-size: 15px; margin: 0 0 4px; font-weight: 600; }
 header h1 .src { font-family: ui-monospace, monospace; font-weight: 500; }
 .facts { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; }

@@ -186,13 +186,18 @@ class ThreadReader:
         return message, content, list(content), metadata, copy.deepcopy(status), out
 
 
+Observer = Callable[[Row, Any], None]
+"""``observe(row, runtime)``: called as each row closes, with the live runtime."""
+
+
 class _Recorder:
     """Closes rows as the runtime reads on: the thread after each, its transitions."""
 
-    def __init__(self, runtime: Any, trace: TransitionTrace) -> None:
+    def __init__(self, runtime: Any, trace: TransitionTrace, observe: Observer | None) -> None:
         self.reader = ThreadReader(runtime)
         self.runtime = runtime
         self.trace = trace
+        self.observe = observe
         self.frames = RowFrames(self.reader.read())
         self.rows: list[Row] = []
         self._taken = 0
@@ -208,6 +213,8 @@ class _Recorder:
         self._diagnosed = len(diagnostics)
         self.rows.append(row)
         self.frames.add(self.reader.read())
+        if self.observe is not None:
+            self.observe(row, self.runtime)
 
 
 def _decoded(frame: Frame) -> tuple[Any, str | None]:
@@ -286,13 +293,15 @@ def record_trace(
     levels: Mapping[str, Level] | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
     run_input: Mapping[str, Any] | None = None,
+    observe: Observer | None = None,
 ) -> Recording:
     """Record a trace: ``frames`` as :func:`agui_fsm.conformance.sources.read` yields them.
 
     The validator checks every frame (``levels`` sets rule severities, as ``validate
     --rule`` does); the first ``max_rows`` event positions become rows, and the runtime
     reads them as the response to one run. ``run_input`` (the RunAgentInput a live endpoint
-    was sent) gives the thread its messages before the run.
+    was sent) gives the thread its messages before the run. ``observe(row, runtime)`` is
+    called as each row closes (the tests compare the recorded thread with the runtime's).
     """
     kept: list[Frame] = []
     total = 0
@@ -340,7 +349,7 @@ def record_trace(
         runtime.apply_external_messages(from_agui_messages(seeded))
         parent = runtime.messages[-1].id if runtime.messages else None
     with tracing() as trace:
-        recorder = agent.recorder = _Recorder(runtime, trace)
+        recorder = agent.recorder = _Recorder(runtime, trace, observe)
         error = _settle(runtime.resume(parent))
         # The row the client failed on was read but not closed: what the failure changed is
         # its doing. The rows after it were never read.
@@ -394,9 +403,11 @@ def record_scenario(
     lenient: bool = False,
     levels: Mapping[str, Level] | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
+    observe: Observer | None = None,
 ) -> Recording:
     """Record the replay of a scenario (format v1.1): each run list the runtime asks for
-    is a stream, checked by its own validator; each step that starts a run is a row."""
+    is a stream, checked by its own validator; each step that starts a run is a row.
+    ``observe`` is as for :func:`record_trace`."""
     from agui_fsm.replay import Replay
     from agui_fsm.replay.scenario import read_scenario
 
@@ -412,7 +423,7 @@ def record_scenario(
     )
     watcher.replay = replay
     with tracing() as trace:
-        recorder = watcher.recorder = _Recorder(replay.runtime, trace)
+        recorder = watcher.recorder = _Recorder(replay.runtime, trace, observe)
         error = _settle(replay.play())
         end = Row("end", label="end of the scenario")
         recorder.close(end)
