@@ -114,9 +114,12 @@
     header.replaceChildren();
     const counts = META.counts;
     const events = META.kind === "scenario" ? "events streamed" : "events";
+    const count = META.kind === "scenario" && META.eventsShown !== META.eventsTotal
+      ? `${META.eventsShown.toLocaleString("en")} of ${plural(META.eventsTotal, "event")} streamed`
+      : plural(META.eventsTotal, "event").replace("events", events);
     header.append(el("h1", {}, "agui-fsm inspect ", el("span", { class: "src" }, META.name)));
     const facts = el("div", { class: "facts" },
-      el("span", {}, `${plural(META.eventsTotal, "event").replace("events", events)} \u00b7 ${META.kind} \u00b7 `
+      el("span", {}, `${count} \u00b7 ${META.kind} \u00b7 `
         + `${META.profile} profile \u00b7 client ${META.lenient ? "lenient" : "as @ag-ui/client (fails on what it enforces)"}`),
       ["error", "warning", "info"].map((sev) => el("span", {
         class: `sev ${sev} chip`, title: `show the rows with ${sev}s`, "data-severity": sev,

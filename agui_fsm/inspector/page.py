@@ -288,7 +288,8 @@ kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 3p
 .part:first-of-type { border-top: 0; }
 .part .kind { font-size: 11px; color: var(--muted); text-transform: uppercase; }
 .part.reasoning pre { color: var(--muted); font-style: italic; }
-.field { display: grid; grid-template-columns: 6.5em minmax(0, 1fr); gap: 2px 6px; }
+.field { display: grid; grid-template-columns: minmax(4.5em, max-content) minmax(0, 1fr);
+  gap: 2px 8px; }
 .field > span { color: var(--muted); }
 .changed { background: var(--mark); }
 .status-running { color: var(--info); } .status-complete { color: var(--ok); }
