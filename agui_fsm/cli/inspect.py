@@ -109,7 +109,8 @@ def inspect(
     machine the event moved. The page is self-contained: no network, nothing to install.
     """
     from agui_fsm.inspector.page import render_page
-    from agui_fsm.inspector.record import record_scenario, record_trace
+    from agui_fsm.inspector.record import record_trace
+    from agui_fsm.inspector.scenario import record_scenario
 
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")

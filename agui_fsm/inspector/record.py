@@ -15,14 +15,13 @@ The runtime keeps the client's own pipeline (``validation="client"``: a violatio
 transitions recorded apart, so the page's diagrams show only the client's machines.
 
 A trace (JSON Lines, a JSON array, SSE, a live endpoint) is one stream: the runtime reads it
-as the response to one run request. A scenario (format v1.1) is replayed by
-:class:`~agui_fsm.replay.Replay`, each run list its own stream with its own validator.
+as the response to one run request (:func:`record_trace`). A scenario is recorded by
+:mod:`agui_fsm.inspector.scenario`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from agui_fsm.conformance.sources import check
 from agui_fsm.conformance.validator import Validator
 from agui_fsm.errors import AguiFsmError
 from agui_fsm.inspector.encoding import RowFrames
+from agui_fsm.inspector.reader import ThreadReader
 from agui_fsm.jsondepth import JsonProblem
 from agui_fsm.jsonwire import loads
 from agui_fsm.trace import TakenTransition, TransitionTrace, tracing
@@ -127,70 +127,11 @@ def _counter_ids() -> Callable[[], str]:
     return lambda: f"id{next(numbers)}"
 
 
-class ThreadReader:
-    """The thread as the client holds it, as one JSON value: messages (without the
-    wall-clock ``createdAt`` and ``metadata.timing``), state, whether a run streams, pending
-    interrupts and tool calls.
-
-    What the runtime has not touched since the last read is the same object as then: a
-    message keeps its content list and metadata until they change, a part is replaced, not
-    edited, when it changes, and a STATE_DELTA patches a copy of the state
-    (:func:`~agui_fsm.runtime.apply_state_delta`). So an unchanged message is the same
-    value as at the last read, and :func:`~.encoding.diff` passes over it without comparing.
-    (A test rebuilds every row of every example, conformance vector and benchmark shape
-    and compares it with :meth:`ThreadRuntime.thread`.)"""
-
-    def __init__(self, runtime: Any) -> None:
-        self.runtime = runtime
-        self._messages: dict[str, tuple[Any, ...]] = {}
-
-    def read(self) -> dict[str, Any]:
-        runtime = self.runtime
-        cache = self._messages
-        messages = []
-        for message in runtime.messages:
-            content = message.content
-            seen = cache.get(message.id)
-            if (
-                seen is None
-                or seen[0] is not message
-                or seen[1] is not content
-                or seen[2] != content
-                or seen[3] is not message.metadata
-                or seen[4] != message.status
-            ):
-                seen = cache[message.id] = self._encode(message, content)
-            messages.append(seen[5])
-        return {
-            "messages": messages,
-            "state": runtime.state,
-            "running": runtime.is_running,
-            "interrupts": runtime.pending_interrupts,
-            "pendingToolCalls": runtime.pending_tool_calls,
-        }
-
-    @staticmethod
-    def _encode(message: Any, content: list[Any]) -> tuple[Any, ...]:
-        metadata, status = message.metadata, message.status
-        out: dict[str, Any] = {"id": message.id, "role": message.role}
-        if status is not None and message.role == "assistant":
-            out["status"] = dict(status)
-        out["content"] = list(content)
-        out["metadata"] = {k: v for k, v in metadata.items() if k != "timing"}
-        if message.attachments:
-            out["attachments"] = copy.deepcopy(message.attachments)
-        if message.name is not None:
-            out["name"] = message.name
-        # The list copy compares as equal (item by item, by identity first) while the
-        # parts are the same objects.
-        return message, content, list(content), metadata, copy.deepcopy(status), out
-
-
 Observer = Callable[[Row, Any], None]
 """``observe(row, runtime)``: called as each row closes, with the live runtime."""
 
 
-class _Recorder:
+class RowRecorder:
     """Closes rows as the runtime reads on: the thread after each, its transitions."""
 
     def __init__(self, runtime: Any, trace: TransitionTrace, observe: Observer | None) -> None:
@@ -270,7 +211,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) or value is None else str(value)
 
 
-def _settle(operation: Any) -> str | None:
+def settle(operation: Any) -> str | None:
     """Run a client operation to its end; the error that ended it, if one did."""
     try:
         asyncio.run(operation)
@@ -279,7 +220,7 @@ def _settle(operation: Any) -> str | None:
     return None
 
 
-def _runtime_options() -> dict[str, Any]:
+def client_options() -> dict[str, Any]:
     return {"validator": UntracedValidator, "id_factory": _counter_ids()}
 
 
@@ -341,7 +282,7 @@ def record_trace(
         lenient=lenient,
         profile=profile,
         thread_id=thread_id if isinstance(thread_id, str) else None,
-        **_runtime_options(),
+        **client_options(),
     )
     parent = None
     seeded = (run_input or {}).get("messages")
@@ -349,8 +290,8 @@ def record_trace(
         runtime.apply_external_messages(from_agui_messages(seeded))
         parent = runtime.messages[-1].id if runtime.messages else None
     with tracing() as trace:
-        recorder = agent.recorder = _Recorder(runtime, trace, observe)
-        error = _settle(runtime.resume(parent))
+        recorder = agent.recorder = RowRecorder(runtime, trace, observe)
+        error = settle(runtime.resume(parent))
         # The row the client failed on was read but not closed: what the failure changed is
         # its doing. The rows after it were never read.
         for row in rows[len(recorder.rows) :]:
@@ -379,7 +320,7 @@ class _TraceAgent:
 
     def __init__(self, rows: list[Row]) -> None:
         self.rows = rows
-        self.recorder: _Recorder | None = None
+        self.recorder: RowRecorder | None = None
         self._runs = 0
 
     def run(self, run_input: Any) -> Iterator[Any]:
@@ -393,132 +334,3 @@ class _TraceAgent:
                 row.applied = True
                 yield row.event
             recorder.close(row)
-
-
-# --- a scenario: a stream per run list --------------------------------------------------------
-def record_scenario(
-    path: str,
-    *,
-    profile: str = "spec",
-    lenient: bool = False,
-    levels: Mapping[str, Level] | None = None,
-    max_rows: int = DEFAULT_MAX_ROWS,
-    observe: Observer | None = None,
-) -> Recording:
-    """Record the replay of a scenario (format v1.1): each run list the runtime asks for
-    is a stream, checked by its own validator; each step that starts a run is a row.
-    ``observe`` is as for :func:`record_trace`."""
-    from agui_fsm.replay import Replay
-    from agui_fsm.replay.scenario import read_scenario
-
-    scenario, raw, _ = read_scenario(path)
-    watcher = _ScenarioRows(scenario, levels, max_rows)
-    replay = Replay(
-        scenario,
-        raw,
-        lenient=lenient,
-        profile=profile,
-        runtime_options=_runtime_options(),
-        watcher=watcher,
-    )
-    watcher.replay = replay
-    with tracing() as trace:
-        recorder = watcher.recorder = _Recorder(replay.runtime, trace, observe)
-        error = _settle(replay.play())
-        end = Row("end", label="end of the scenario")
-        recorder.close(end)
-    rows = recorder.rows
-    violations = [v for checked in watcher.checked for v in checked.report.violations]
-    report = Report(events=sum(c.report.events for c in watcher.checked), violations=violations)
-    return Recording(
-        name=path,
-        kind="scenario",
-        profile=profile,
-        lenient=lenient,
-        rows=rows,
-        frames=recorder.frames,
-        report=report,
-        runs=number_runs(rows),
-        client_error=error,
-        events_total=report.events,
-        events_shown=sum(r.kind == "event" for r in rows),
-        left_out_violations=watcher.left_out(),
-    )
-
-
-@dataclass
-class _CheckedList:
-    """A run list of the scenario: its events by item index, and their violations."""
-
-    positions: dict[int, int]
-    """Item index -> event position (the items with ``op`` are actions, not events)."""
-    report: Report
-    taken: set[int] = field(default_factory=set)
-
-
-class _ScenarioRows:
-    """The :class:`~agui_fsm.replay.runner.ReplayWatcher` that makes the rows."""
-
-    def __init__(self, scenario: Any, levels: Mapping[str, Level] | None, max_rows: int) -> None:
-        self.scenario = scenario
-        self.max_rows = max_rows
-        self.replay: Any = None
-        self.recorder: _Recorder | None = None
-        self.checked: list[_CheckedList] = []
-        for items in scenario.runs:
-            validator = Validator(levels)
-            positions = {}
-            for index, item in enumerate(items):
-                if "op" not in item:
-                    positions[index] = len(positions)
-                    validator.feed(item)
-            validator.finish()
-            self.checked.append(_CheckedList(positions, validator.report()))
-        self.requested: set[int] = set()
-
-    def _room(self) -> bool:
-        return len(self.recorder.rows) < self.max_rows
-
-    def run_requested(self, run: int) -> None:
-        self.requested.add(run)
-        if not self._room():
-            return
-        step = self.replay.step
-        action = self.scenario.steps[step] if step < len(self.scenario.steps) else None
-        what = f"step {step}: {action.op}" if action is not None else "history"
-        text = action.field("text") if action is not None else None
-        if isinstance(text, str):
-            what += f" \u201c{text}\u201d"
-        streams = len(self.scenario.runs)
-        listed = (
-            f"run list {run}" if run < streams else f"run {run} (no run list: nothing streamed)"
-        )
-        self.recorder.close(Row("request", run, label=f"the client asks for {listed} ({what})"))
-
-    def item_taken(self, run: int, index: int) -> None:
-        checked = self.checked[run]
-        checked.taken.add(index)
-        if not self._room():
-            return
-        position = checked.positions[index]
-        row = Row("event", run, position, event=self.scenario.runs[run][index], applied=True)
-        last = len(checked.positions) - 1
-        row.violations = [
-            v
-            for v in checked.report.violations
-            if v.index == position or (position == last and v.index > last)
-        ]
-        self.recorder.close(row)
-
-    def left_out(self) -> list[Violation]:
-        """Violations at events no row shows: run lists never asked for, events of a stream
-        the client closed early, rows past the limit."""
-        shown = {(r.stream, r.position) for r in self.recorder.rows if r.kind == "event"}
-        out = []
-        for run, checked in enumerate(self.checked):
-            last = len(checked.positions) - 1
-            for v in checked.report.violations:
-                at = min(v.index, last)
-                if (run, at) not in shown:
-                    out.append(v)
-        return out

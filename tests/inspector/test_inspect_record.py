@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from agui_fsm.conformance.sources import check, read
 from agui_fsm.inspector.encoding import KEYFRAME_MAX_ROWS, RowFrames, apply_ops, diff
-from agui_fsm.inspector.record import Row, record_scenario, record_trace
+from agui_fsm.inspector.record import Row, record_trace
+from agui_fsm.inspector.scenario import record_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))

@@ -4,8 +4,8 @@ an example shows the thread and the highlighted state; the keyboard walks the vi
 Each view is saved as a screenshot under the test's tmp dir.
 
 ``docs/inspect.png`` is made here too:
-``INSPECT_SCREENSHOT=write .venv/bin/python -m pytest tests/inspector/test_browser.py -k docs``
-writes it; without the variable the test checks the PNG was made from the page's current
+``INSPECT_SCREENSHOT=write .venv/bin/python -m pytest tests/inspector/test_inspect_browser.py
+-k docs`` writes it; without the variable the test checks the PNG was made from the page's current
 templates and script (a hash of them sits in the PNG's text chunk).
 """
 
@@ -25,7 +25,8 @@ from agui_fsm.conformance.rules import RULES
 from agui_fsm.conformance.sources import read
 from agui_fsm.inspector import page as page_module
 from agui_fsm.inspector.page import render_page
-from agui_fsm.inspector.record import record_scenario, record_trace
+from agui_fsm.inspector.record import record_trace
+from agui_fsm.inspector.scenario import record_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
@@ -243,8 +244,8 @@ def test_docs_screenshot(request, tmp_path):
         assert DOCS_PNG.is_file(), "docs/inspect.png is missing"
         assert text_of(DOCS_PNG.read_bytes()) == page_source_hash(), (
             "docs/inspect.png was made from another version of the page: regenerate it with "
-            "INSPECT_SCREENSHOT=write .venv/bin/python -m pytest tests/inspector/test_browser.py "
-            "-k docs"
+            "INSPECT_SCREENSHOT=write .venv/bin/python -m pytest "
+            "tests/inspector/test_inspect_browser.py -k docs"
         )
         return
     driver = request.getfixturevalue("browser")
