@@ -76,7 +76,8 @@ def _is_scenario(path: str) -> bool:
 @click.option(
     "--config",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="pyproject.toml to read [tool.agui-fsm] rules from (default: the nearest one up).",
+    help="pyproject.toml to read [tool.agui-fsm] rules and docs-url from (default: the "
+    "nearest one up).",
 )
 @click.option(
     "--max-events",
@@ -117,9 +118,10 @@ def inspect(
     if url is None and (body is not None or headers):
         raise click.UsageError("--body and --header go with --url")
     try:
-        levels = {**settings_for(config).rules, **rule_levels(levels_given)}
+        settings = settings_for(config)
     except UsageError as exc:
         _fail(str(exc))
+    levels = {**settings.rules, **rule_levels(levels_given)}
     options = {"profile": profile, "lenient": lenient, "levels": levels, "max_rows": max_events}
     if source not in (None, "-") and _is_scenario(source):
         try:
@@ -147,7 +149,7 @@ def inspect(
             _fail(f"cannot read {opened.name}: {exc.strerror or exc}")
         finally:
             opened.close()
-    page = render_page(recording)
+    page = render_page(recording, docs_url=settings.docs_url)
     try:
         output.write_text(page, encoding="utf-8")
     except OSError as exc:

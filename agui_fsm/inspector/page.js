@@ -288,8 +288,10 @@
 
   function ruleLink(rule) {
     const known = DATA.rules[rule];
-    return el("a", { href: known ? known[1] : null, target: "_blank", rel: "noopener",
-      title: known ? known[0] : null, class: "rule" }, rule);
+    if (known && known[1]) {
+      return el("a", { href: known[1], target: "_blank", rel: "noopener", title: known[0], class: "rule" }, rule);
+    }
+    return el("span", { class: "rule", title: known ? `${known[0]} (agui-fsm rules ${rule})` : null }, rule);
   }
 
   function scrollToShown(k) {
@@ -450,7 +452,8 @@
         known ? ` ${known[0]}` : "",
         v.eventType === null && row.kind !== "end" && v.index !== row.position ? el("span", { class: "note" }, " (at the end of the stream)") : null,
         el("div", {}, v.message),
-        known ? el("div", { class: "note" }, "Rule documentation: ", el("a", { href: known[1], target: "_blank", rel: "noopener" }, known[1])) : null));
+        known && known[1] ? el("div", { class: "note" }, "Rule documentation: ", el("a", { href: known[1], target: "_blank", rel: "noopener" }, known[1])) : null,
+        known ? el("details", { class: "ruledoc" }, el("summary", {}, `About ${v.rule} (agui-fsm rules ${v.rule})`), el("pre", {}, known[2])) : null));
     }
     if (row.diagnostics.length) {
       box.append(el("div", { class: "note" }, "The client noted and went on:"),

@@ -17,7 +17,8 @@ from typing import Any
 
 from agui_fsm import __version__
 from agui_fsm.conformance.report import summary_line
-from agui_fsm.conformance.rules import RULES
+from agui_fsm.conformance.rules import RULES, doc_link
+from agui_fsm.conformance.rules_doc import rule_text
 from agui_fsm.inspector.charts import machine_charts
 from agui_fsm.inspector.encoding import dumps
 from agui_fsm.inspector.record import Recording
@@ -62,18 +63,24 @@ def _rows(recording: Recording) -> tuple[list[Any], list[Any], list[Any], list[A
     return rows, violations, transitions, diagnostics, list(strings)
 
 
-def _rules(recording: Recording) -> dict[str, list[str]]:
-    """Title and documentation link of each rule that fired (from the catalogue)."""
+def _rules(recording: Recording, docs_url: str | None) -> dict[str, list[str | None]]:
+    """Each rule that fired: its title, its documentation's address under ``docs_url`` (None
+    without one) and the documentation itself, from the catalogue (``agui-fsm rules ID``)."""
     fired = {v.rule for row in recording.rows for v in row.violations}
     fired |= {v.rule for v in recording.left_out_violations}
     fired |= {v.rule for v in recording.report.violations}
     return {
-        rule: [RULES[rule].title, RULES[rule].doc_url] for rule in sorted(fired) if rule in RULES
+        rule: [RULES[rule].title, doc_link(rule, docs_url), rule_text(RULES[rule])]
+        for rule in sorted(fired)
+        if rule in RULES
     }
 
 
-def page_data(recording: Recording) -> tuple[bytes, dict[str, str | None]]:
-    """The data block (JSON, ``<`` escaped) and each drawn machine's inline SVG."""
+def page_data(
+    recording: Recording, docs_url: str | None = None
+) -> tuple[bytes, dict[str, str | None]]:
+    """The data block (JSON, ``<`` escaped) and each drawn machine's inline SVG. ``docs_url``
+    is where the project publishes the rule reference (``[tool.agui-fsm] docs-url``)."""
     rows, violations, transitions, diagnostics, strings = _rows(recording)
     taken = {
         (t.machine, t.source, t.trigger, t.dest) for row in recording.rows for t in row.transitions
@@ -125,7 +132,7 @@ def page_data(recording: Recording) -> tuple[bytes, dict[str, str | None]]:
         b',"leftOut":',
         dumps(left_out),
         b',"rules":',
-        dumps(_rules(recording)),
+        dumps(_rules(recording, docs_url)),
         b',"runs":',
         dumps([asdict(run) for run in recording.runs]),
         b',"strings":',
@@ -151,9 +158,10 @@ def _asset(name: str) -> str:
     return files("agui_fsm.inspector").joinpath(name).read_text(encoding="utf-8")
 
 
-def render_page(recording: Recording) -> str:
-    """The whole page, as text to write to a ``.html`` file."""
-    data, svgs = page_data(recording)
+def render_page(recording: Recording, docs_url: str | None = None) -> str:
+    """The whole page, as text to write to a ``.html`` file; rules link to their
+    documentation under ``docs_url`` when it is given (their text is in the page anyway)."""
+    data, svgs = page_data(recording, docs_url)
     templates = "".join(
         f'<template id="chart-{name}">{svg}</template>' for name, svg in svgs.items() if svg
     )
@@ -260,6 +268,8 @@ main { flex: 1; display: flex; min-height: 0; }
 .row .vio { height: 20px; line-height: 20px; padding-left: 5em; white-space: nowrap;
   overflow: hidden; text-overflow: ellipsis; }
 .row .vio .vmsg { color: var(--fg); }
+span.rule { font-weight: 600; }
+details.ruledoc pre { background: #fff; padding: 4px 6px; border: 1px solid #eaeef2; }
 .row.sev-error { box-shadow: inset 3px 0 var(--error); }
 .row.sev-warning { box-shadow: inset 3px 0 var(--warning); }
 #keys { padding: 4px 8px; color: var(--muted); border-top: 1px solid var(--line); font-size: 12px; }

@@ -82,6 +82,20 @@ def test_rule_levels_and_the_event_limit(tmp_path):
     assert [v[0] for v in data["leftOut"]] == ["TOOL-007", "TEXT-005"]
 
 
+def test_rules_link_to_a_configured_docs_url(tmp_path):
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.agui-fsm]\ndocs-url = "https://example.org/agui/rules.html"\n')
+    out = tmp_path / "page.html"
+    source = str(ROOT / "examples" / "invalid-tool-call.jsonl")
+    assert run("inspect", source, "-o", str(out), "--config", str(config)).exit_code == 0
+    rules = data_of(out)["rules"]
+    assert rules["TOOL-006"][1] == "https://example.org/agui/rules.html#tool-006"
+    out_plain = tmp_path / "plain.html"
+    assert run("inspect", source, "-o", str(out_plain)).exit_code == 0
+    assert data_of(out_plain)["rules"]["TOOL-006"][1] is None  # no invented address
+    assert data_of(out_plain)["rules"]["TOOL-006"][2].startswith("TOOL-006: ")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
