@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import traces  # noqa: E402
+import traces
 
-from agui_fsm.conformance.sources import read  # noqa: E402
-from agui_fsm.inspector.page import render_page  # noqa: E402
-from agui_fsm.inspector.record import record_trace  # noqa: E402
+from agui_fsm.conformance.sources import read
+from agui_fsm.inspector.page import render_page
+from agui_fsm.inspector.record import record_trace
 
 
 def main() -> None:
