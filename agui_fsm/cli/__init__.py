@@ -34,6 +34,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "rules",
         "List the conformance rules: id, severity, title, and how they compare with peers.",
     ),
+    "inspect": (
+        "agui_fsm.cli.inspect",
+        "inspect",
+        "Write one HTML page that steps through a stream, machine by machine.",
+    ),
     "replay": (
         "agui_fsm.cli.replay",
         "replay",

@@ -11,8 +11,9 @@
     TOOL-010 = "off"             # off | info | warning | error
     RUN-006 = "error"
 
-``agui-fsm validate`` reads the nearest ``pyproject.toml`` from the current directory up
-(or ``--config FILE``); command-line options win over it. Reports link a rule to
+``agui-fsm validate`` (and ``inspect``, for the rules and docs-url) reads the nearest
+``pyproject.toml`` from the current directory up (or ``--config FILE``); command-line options
+win over it. Reports link a rule to
 ``docs-url`` plus the rule's anchor (``#tool-006``; or ``{id}`` / ``{anchor}`` in the address)
 only when it is set; otherwise they name ``agui-fsm rules ID``, which prints the rule's
 documentation from the package.
@@ -126,3 +127,27 @@ def _is_address(value: Any) -> bool:
         return False
     parts = urlsplit(value)
     return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def settings_for(config: Path | None) -> Settings:
+    """The settings of ``config`` (``--config``), else of :func:`find_pyproject` from the
+    current directory, else none; :class:`~agui_fsm.errors.UsageError` as :func:`load`."""
+    path = config if config is not None else find_pyproject(Path.cwd())
+    return load(path) if path is not None else Settings()
+
+
+def rule_levels(values: tuple[str, ...]) -> dict[str, str]:
+    """``--rule ID=LEVEL`` options as ``{ID: level}``, checked."""
+    import click
+
+    levels = {}
+    for value in values:
+        rule_id, sep, level = value.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{value!r} is not ID=LEVEL", param_hint="--rule")
+        levels[rule_id.strip().upper()] = level.strip().lower()
+    try:
+        severities(levels)
+    except UsageError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rule") from exc
+    return levels

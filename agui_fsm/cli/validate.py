@@ -8,16 +8,14 @@ not an error: the rest of the output is dropped and the status is still the verd
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import BinaryIO, NoReturn
 
 import click
 
-from agui_fsm.cli.config import Settings, find_pyproject, load
+from agui_fsm.cli.config import Settings, rule_levels, settings_for
+from agui_fsm.cli.inputs import failing, open_source, source_options
 from agui_fsm.cli.progress import Progress, for_terminal
-from agui_fsm.conformance.context import severities
 from agui_fsm.conformance.report import (
     FAIL_ON,
     doc_lines,
@@ -26,44 +24,14 @@ from agui_fsm.conformance.report import (
     render,
     summary_line,
 )
-from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
-from agui_fsm.conformance.sources import SourceError, check, is_many, read, read_url
+from agui_fsm.conformance.sources import SourceError, check, is_many
 from agui_fsm.conformance.validator import Validator
 from agui_fsm.errors import UsageError
 
 REPORT_FORMATS = ["text", "json", "junit", "sarif"]
 
 
-def _fail(message: str) -> NoReturn:
-    click.echo(f"agui-fsm validate: {message}", err=True)
-    raise SystemExit(2)
-
-
-def _load_body(path: Path | None) -> dict | None:
-    if path is None:
-        return None
-    from ag_ui.core import RunAgentInput
-    from pydantic import ValidationError
-
-    try:
-        body = json.loads(path.read_text(encoding="utf-8"))
-        RunAgentInput.model_validate(body)
-    except OSError as exc:
-        _fail(f"cannot read --body {path}: {exc.strerror or exc}")
-    except ValueError as exc:  # JSON or pydantic
-        detail = exc.errors()[0] if isinstance(exc, ValidationError) else exc
-        _fail(f"--body {path} is not a RunAgentInput: {detail}")
-    return body
-
-
-def _headers(values: tuple[str, ...]) -> dict[str, str]:
-    headers = {}
-    for value in values:
-        name, sep, content = value.partition(":")
-        if not sep or not name.strip():
-            raise click.BadParameter(f"{value!r} is not 'Name: value'", param_hint="--header")
-        headers[name.strip()] = content.strip()
-    return headers
+_fail = failing("validate")
 
 
 class _Stdout:
@@ -80,20 +48,6 @@ class _Stdout:
         click.echo(text, nl=nl)
 
 
-def _rule_levels(values: tuple[str, ...]) -> dict[str, str]:
-    levels = {}
-    for value in values:
-        rule_id, sep, level = value.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{value!r} is not ID=LEVEL", param_hint="--rule")
-        levels[rule_id.strip().upper()] = level.strip().lower()
-    try:
-        severities(levels)
-    except UsageError as exc:
-        raise click.BadParameter(str(exc), param_hint="--rule") from exc
-    return levels
-
-
 def _outputs(values: tuple[str, ...]) -> list[tuple[str, Path]]:
     outputs = []
     for value in values:
@@ -108,44 +62,15 @@ def _outputs(values: tuple[str, ...]) -> list[tuple[str, Path]]:
 
 
 def _settings(config: Path | None) -> Settings:
-    path = config if config is not None else find_pyproject(Path.cwd())
-    if path is None:
-        return Settings()
     try:
-        return load(path)
+        return settings_for(config)
     except UsageError as exc:
         _fail(str(exc))
 
 
 @click.command()
 @click.argument("source", required=False, metavar="[PATH|DIR|GLOB|-]")
-@click.option("--url", help="Validate a live AG-UI endpoint: POST a RunAgentInput, read its SSE.")
-@click.option(
-    "--body",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="RunAgentInput JSON to POST with --url (default: one user message).",
-)
-@click.option(
-    "--header",
-    "headers",
-    multiple=True,
-    metavar="'NAME: VALUE'",
-    help="Extra request header for --url; repeatable.",
-)
-@click.option(
-    "--timeout",
-    type=float,
-    default=60.0,
-    show_default=True,
-    help="Seconds to wait for the endpoint (connect and between reads).",
-)
-@click.option(
-    "--input-format",
-    type=click.Choice(["auto", "jsonl", "json", "sse"]),
-    default="auto",
-    show_default=True,
-    help="Input format; auto looks at the first byte ('[' json, '{' jsonl, else sse).",
-)
+@source_options
 @click.option(
     "--format",
     "fmt",
@@ -169,7 +94,7 @@ def _settings(config: Path | None) -> Settings:
 )
 @click.option(
     "--rule",
-    "rule_levels",
+    "levels_given",
     multiple=True,
     metavar="ID=LEVEL",
     help="Set a rule's severity: off, info, warning or error; repeatable.",
@@ -185,13 +110,6 @@ def _settings(config: Path | None) -> Settings:
     help="Text output: one line per rule with a count instead of one per violation.",
 )
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failing violation.")
-@click.option(
-    "--max-line-bytes",
-    type=click.IntRange(min=1),
-    default=DEFAULT_MAX_LINE_BYTES,
-    show_default=True,
-    help="Longest line, SSE line or array element accepted.",
-)
 @click.option(
     "--jobs",
     "-j",
@@ -210,7 +128,7 @@ def validate(
     fmt: str,
     outputs: tuple[str, ...],
     fail_on: str | None,
-    rule_levels: tuple[str, ...],
+    levels_given: tuple[str, ...],
     config: Path | None,
     group: bool | None,
     fail_fast: bool,
@@ -231,7 +149,7 @@ def validate(
         raise click.UsageError("--body and --header go with --url")
     files = _outputs(outputs)
     settings = _settings(config)
-    levels = {**settings.rules, **_rule_levels(rule_levels)}
+    levels = {**settings.rules, **rule_levels(levels_given)}
     fail_on = fail_on or settings.fail_on or "error"
     group = bool(settings.group) if group is None else group
     if source not in (None, "-") and is_many(source):
@@ -256,27 +174,17 @@ def validate(
                 docs_url=settings.docs_url,
             )
         )
-    stream: BinaryIO | None = None
-    if url is not None:
-        name = url
-        frames = read_url(
-            url,
-            _load_body(body),
-            headers=_headers(headers),
-            timeout=timeout,
-            max_bytes=max_line_bytes,
-        )
-    elif source == "-":
-        name, stream = "<stdin>", sys.stdin.buffer
-        frames = read(stream, input_format, max_line_bytes)
-    else:
-        name = source
-        try:
-            stream = open(source, "rb")  # noqa: SIM115 - closed below, after streaming
-        except OSError as exc:
-            _fail(f"cannot read {source}: {exc.strerror or exc}")
-        frames = read(stream, input_format, max_line_bytes)
-
+    opened = open_source(
+        source,
+        url=url,
+        body=body,
+        headers=headers,
+        timeout=timeout,
+        input_format=input_format,
+        max_line_bytes=max_line_bytes,
+        fail=_fail,
+    )
+    name, frames, stream = opened.name, opened.frames, opened.stream
     progress = for_terminal(sys.stderr, stream) if fmt == "text" else None
     if progress is not None:
         frames = progress.track(frames)
@@ -302,8 +210,7 @@ def validate(
     finally:
         if progress is not None:
             progress.clear()
-        if stream is not None and stream is not sys.stdin.buffer:
-            stream.close()
+        opened.close()
     for file_fmt, path in files:
         try:
             text = render(file_fmt, name, report, group=group, docs_url=settings.docs_url)

@@ -12,8 +12,8 @@ runs are streamed as plain lists (no event-loop hop per item).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import Any, Protocol
 
 from agui_fsm.errors import UsageError
 from agui_fsm.replay.normalize import IdNormalizer, normalize_output
@@ -30,6 +30,17 @@ QUIET_TICKS = 3
 MAX_TICKS = 20_000
 
 
+class ReplayWatcher(Protocol):
+    """Follows a replay as it goes (``agui-fsm inspect`` records a row at each call)."""
+
+    def run_requested(self, run: int) -> None:
+        """The runtime asked for its ``run``-th run (0-based): the agent streams that list."""
+
+    def item_taken(self, run: int, index: int) -> None:
+        """Event ``index`` of run list ``run`` has been applied (the runtime asked for the
+        next one, or the list ended)."""
+
+
 class ScenarioAgent:
     """Streams the scenario's k-th run list for the k-th run the runtime asks for."""
 
@@ -42,19 +53,31 @@ class ScenarioAgent:
         self.inputs.append(run_input)
         runs = self.replay.scenario.runs
         items = runs[number] if number < len(runs) else []
+        watcher = self.replay.watcher
+        if watcher is not None:
+            watcher.run_requested(number)
         if self.replay.quiet_streams:
             # Nothing else can run on the loop while a run streams: the ticks before each
             # item would show nothing, so the runtime iterates the list without them.
-            return iter(items)
+            return iter(items) if watcher is None else self._watched(number, items, watcher)
         return self._stream(number, items)
 
+    @staticmethod
+    def _watched(number: int, items: list[dict[str, Any]], watcher: ReplayWatcher):
+        for index, item in enumerate(items):
+            yield item
+            watcher.item_taken(number, index)
+
     async def _stream(self, number: int, items: list[dict[str, Any]]):
+        watcher = self.replay.watcher
         for index, item in enumerate(items):
             await asyncio.sleep(0)
             if "op" in item:
                 self.replay.start_in_run_action(number, index, Action.model_validate(item))
             else:
                 yield item
+                if watcher is not None:
+                    watcher.item_taken(number, index)
         await asyncio.sleep(0)
 
 
@@ -90,11 +113,23 @@ class ScenarioToolError(Exception):
 
 
 class Replay:
+    """One replay of a scenario. ``runtime_options`` go to the
+    :class:`~agui_fsm.runtime.ThreadRuntime` beside the scenario's own (``validator``,
+    ``id_factory``); ``watcher`` (a :class:`ReplayWatcher`) follows the runs as they stream."""
+
     def __init__(
-        self, scenario: Scenario, raw: Any, *, lenient: bool = False, profile: str = "spec"
+        self,
+        scenario: Scenario,
+        raw: Any,
+        *,
+        lenient: bool = False,
+        profile: str = "spec",
+        runtime_options: Mapping[str, Any] | None = None,
+        watcher: ReplayWatcher | None = None,
     ) -> None:
         self.scenario = scenario
         self.raw = raw
+        self.watcher = watcher
         self.errors: list[dict[str, Any]] = []
         self.history = (
             MemoryHistory(scenario.history or []) if scenario.has_history_adapter else None
@@ -111,6 +146,7 @@ class Replay:
             thread_id="t1",
             tools=self.tools,
             profile=profile,
+            **(runtime_options or {}),
         )
         self.step = 0
         self._actions: set[asyncio.Task] = set()

@@ -1,0 +1,142 @@
+"""Where a command's events come from: a file, stdin or a live endpoint (``--url`` with
+``--body`` and ``--header``), with the options ``validate`` and ``inspect`` share."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, NoReturn
+
+import click
+
+from agui_fsm.conformance.framing import Frame
+from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
+from agui_fsm.conformance.sources import default_run_input, read, read_url
+
+
+def failing(command: str) -> Callable[[str], NoReturn]:
+    """``fail(message)``: the message on stderr as ``agui-fsm COMMAND: message``, exit 2."""
+
+    def fail(message: str) -> NoReturn:
+        click.echo(f"agui-fsm {command}: {message}", err=True)
+        raise SystemExit(2)
+
+    return fail
+
+
+def load_body(path: Path | None, fail: Callable[[str], NoReturn]) -> dict | None:
+    """The ``--body`` file: a RunAgentInput, checked by the ag-ui-protocol model."""
+    if path is None:
+        return None
+    from ag_ui.core import RunAgentInput
+    from pydantic import ValidationError
+
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        RunAgentInput.model_validate(body)
+    except OSError as exc:
+        fail(f"cannot read --body {path}: {exc.strerror or exc}")
+    except ValueError as exc:  # JSON or pydantic
+        detail = exc.errors()[0] if isinstance(exc, ValidationError) else exc
+        fail(f"--body {path} is not a RunAgentInput: {detail}")
+    return body
+
+
+def parse_headers(values: tuple[str, ...]) -> dict[str, str]:
+    headers = {}
+    for value in values:
+        name, sep, content = value.partition(":")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{value!r} is not 'Name: value'", param_hint="--header")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def source_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--url``, ``--body``, ``--header``, ``--timeout``, ``--input-format`` and
+    ``--max-line-bytes``, as :func:`open_source` takes them."""
+    options = [
+        click.option("--url", help="A live AG-UI endpoint: POST a RunAgentInput, read its SSE."),
+        click.option(
+            "--body",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="RunAgentInput JSON to POST with --url (default: one user message).",
+        ),
+        click.option(
+            "--header",
+            "headers",
+            multiple=True,
+            metavar="'NAME: VALUE'",
+            help="Extra request header for --url; repeatable.",
+        ),
+        click.option(
+            "--timeout",
+            type=float,
+            default=60.0,
+            show_default=True,
+            help="Seconds to wait for the endpoint (connect and between reads).",
+        ),
+        click.option(
+            "--input-format",
+            type=click.Choice(["auto", "jsonl", "json", "sse"]),
+            default="auto",
+            show_default=True,
+            help="Input format; auto looks at the first byte ('[' json, '{' jsonl, else sse).",
+        ),
+        click.option(
+            "--max-line-bytes",
+            type=click.IntRange(min=1),
+            default=DEFAULT_MAX_LINE_BYTES,
+            show_default=True,
+            help="Longest line, SSE line or array element accepted.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@dataclass
+class Source:
+    """An open input: its name, its frames, the stream to close, what was POSTed."""
+
+    name: str
+    frames: Iterable[Frame]
+    stream: BinaryIO | None = None
+    run_input: dict[str, Any] | None = None
+
+    def close(self) -> None:
+        if self.stream is not None and self.stream is not sys.stdin.buffer:
+            self.stream.close()
+
+
+def open_source(
+    source: str | None,
+    *,
+    url: str | None,
+    body: Path | None,
+    headers: tuple[str, ...],
+    timeout: float,
+    input_format: str,
+    max_line_bytes: int,
+    fail: Callable[[str], NoReturn],
+) -> Source:
+    """The frames of PATH, '-' (stdin) or ``--url``; the caller checked that exactly one
+    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`."""
+    if url is not None:
+        payload = load_body(body, fail) or default_run_input()
+        frames = read_url(
+            url, payload, headers=parse_headers(headers), timeout=timeout, max_bytes=max_line_bytes
+        )
+        return Source(url, frames, run_input=payload)
+    if source == "-":
+        stream = sys.stdin.buffer
+        return Source("<stdin>", read(stream, input_format, max_line_bytes), stream)
+    try:
+        stream = open(source, "rb")  # noqa: SIM115 - closed by Source.close, after streaming
+    except OSError as exc:
+        fail(f"cannot read {source}: {exc.strerror or exc}")
+    return Source(source, read(stream, input_format, max_line_bytes), stream)

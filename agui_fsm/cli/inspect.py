@@ -1,0 +1,167 @@
+"""``agui-fsm inspect``: one HTML page that steps through a stream, event by event, with
+the validator's findings, the thread as the client holds it and the machines' states.
+
+Exit status: 0 when the page was written (whatever the stream's verdict: ``validate`` gives
+that), 2 for usage and I/O errors (unreadable input, unreachable endpoint, a bad scenario).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agui_fsm.cli.config import rule_levels, settings_for
+from agui_fsm.cli.inputs import failing, open_source, source_options
+from agui_fsm.conformance.sources import SourceError
+from agui_fsm.errors import UsageError
+from agui_fsm.inspector.record import DEFAULT_MAX_ROWS
+from agui_fsm.machines.table import PROFILES
+
+_fail = failing("inspect")
+
+
+def _is_scenario(path: str) -> bool:
+    """A JSON document that is one object with ``runs`` or ``steps`` (a trace is JSON Lines,
+    a JSON array or SSE). Only the first value is parsed: JSON Lines stop at line two."""
+    import json
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16).lstrip()
+            if not head.startswith(b"{"):
+                return False
+            text = (head + f.read()).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "type" not in value and ("runs" in value or "steps" in value)
+
+
+@click.command()
+@click.argument("source", required=False, metavar="[PATH|-]")
+@source_options
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("inspect.html"),
+    show_default=True,
+    help="The HTML file to write.",
+)
+@click.option(
+    "--profile",
+    type=click.Choice(PROFILES),
+    default="spec",
+    show_default=True,
+    help="The client's behaviour: spec (AG-UI 1.0, every invariant holding) or reference "
+    "(@assistant-ui/react-ag-ui 0.0.57 exactly).",
+)
+@click.option(
+    "--lenient",
+    is_flag=True,
+    help="A client that records violations and reads on, instead of failing the run where "
+    "@ag-ui/client does.",
+)
+@click.option(
+    "--rule",
+    "levels_given",
+    multiple=True,
+    metavar="ID=LEVEL",
+    help="Set a rule's severity: off, info, warning or error; repeatable.",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="pyproject.toml to read [tool.agui-fsm] rules and docs-url from (default: the "
+    "nearest one up).",
+)
+@click.option(
+    "--max-events",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_ROWS,
+    show_default=True,
+    help="Events to step through; the validator still checks the whole stream.",
+)
+def inspect(
+    source: str | None,
+    url: str | None,
+    body: Path | None,
+    headers: tuple[str, ...],
+    timeout: float,
+    input_format: str,
+    max_line_bytes: int,
+    output: Path,
+    profile: str,
+    lenient: bool,
+    levels_given: tuple[str, ...],
+    config: Path | None,
+    max_events: int,
+) -> None:
+    """Write one HTML page that steps through a stream, machine by machine.
+
+    PATH is a trace (JSON Lines, a JSON array of events, a captured SSE stream; '-' reads
+    stdin) or a scenario (format v1.1), which is replayed; --url reads a live endpoint. The
+    page lists the events with the validator's violations; clicking one shows the thread as
+    the reference client holds it after that event, what changed, and the diagram of each
+    machine the event moved. The page is self-contained: no network, nothing to install.
+    """
+    from agui_fsm.inspector.page import render_page
+    from agui_fsm.inspector.record import record_trace
+    from agui_fsm.inspector.scenario import record_scenario
+
+    if (source is None) == (url is None):
+        raise click.UsageError("give exactly one of PATH, '-' or --url")
+    if url is None and (body is not None or headers):
+        raise click.UsageError("--body and --header go with --url")
+    try:
+        settings = settings_for(config)
+    except UsageError as exc:
+        _fail(str(exc))
+    levels = {**settings.rules, **rule_levels(levels_given)}
+    options = {"profile": profile, "lenient": lenient, "levels": levels, "max_rows": max_events}
+    if source not in (None, "-") and _is_scenario(source):
+        try:
+            recording = record_scenario(source, **options)
+        except UsageError as exc:
+            _fail(str(exc))
+    else:
+        opened = open_source(
+            source,
+            url=url,
+            body=body,
+            headers=headers,
+            timeout=timeout,
+            input_format=input_format,
+            max_line_bytes=max_line_bytes,
+            fail=_fail,
+        )
+        try:
+            recording = record_trace(
+                opened.frames, opened.name, run_input=opened.run_input, **options
+            )
+        except SourceError as exc:
+            _fail(str(exc))
+        except OSError as exc:
+            _fail(f"cannot read {opened.name}: {exc.strerror or exc}")
+        finally:
+            opened.close()
+    page = render_page(recording, docs_url=settings.docs_url)
+    try:
+        output.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write {output}: {exc.strerror or exc}")
+    from agui_fsm.conformance.report import summary_line
+
+    shown, total = recording.events_shown, recording.events_total
+    if shown == total:
+        steps = f"{shown} events"
+    elif recording.kind == "scenario":
+        steps = f"{shown} of the {total} events of its run lists streamed"
+    else:
+        steps = f"the first {shown} of {total} events (--max-events)"
+    click.echo(summary_line(recording.name, recording.report))
+    click.echo(f"wrote {output} ({len(page.encode()) // 1024} KiB): {steps}")

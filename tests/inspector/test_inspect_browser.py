@@ -1,0 +1,262 @@
+"""The inspect page in a real browser (headless Chromium, see conftest.py): every shipped
+example, a scenario and a 10k-event trace open without a console error; the failing event of
+an example shows the thread and the highlighted state; the keyboard walks the violations.
+Each view is saved as a screenshot under the test's tmp dir.
+
+``docs/inspect.png`` is made here too:
+``INSPECT_SCREENSHOT=write .venv/bin/python -m pytest tests/inspector/test_inspect_browser.py
+-k docs`` writes it; without the variable the test checks the PNG was made from the page's current
+templates and script (a hash of them sits in the PNG's text chunk).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agui_fsm.conformance.rules import RULES
+from agui_fsm.conformance.rules_doc import rule_text
+from agui_fsm.conformance.sources import read
+from agui_fsm.inspector import page as page_module
+from agui_fsm.inspector.page import render_page
+from agui_fsm.inspector.record import record_trace
+from agui_fsm.inspector.scenario import record_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
+DOCS_PNG = ROOT / "docs" / "inspect.png"
+DOCS_EXAMPLE = "examples/invalid-tool-call.jsonl"
+DOCS_ROW = 5
+
+
+def write_page(source: Path, out: Path, name: str | None = None, **options: Any) -> Path:
+    if source.suffix == ".json":
+        recording = record_scenario(str(source), **options)
+    else:
+        with source.open("rb") as f:
+            recording = record_trace(read(f), name or str(source), **options)
+    out.write_text(render_page(recording), encoding="utf-8")
+    return out
+
+
+def open_page(driver: Any, path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get("about:blank")
+    driver.get_log("browser")  # what an earlier page logged
+    driver.get(path.as_uri())
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", "#heading"))
+
+
+def console_errors(driver: Any) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def css(driver: Any, selector: str) -> Any:
+    return driver.find_element("css selector", selector)
+
+
+def selected_row(driver: Any) -> int:
+    return int(css(driver, ".row.selected").get_attribute("data-row"))
+
+
+def press(driver: Any, *keys: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    for key in keys:
+        ActionChains(driver).send_keys(key).perform()
+
+
+def current_states(driver: Any, machine: str) -> list[str]:
+    boxes = driver.find_elements(
+        "css selector", f'.machine[data-machine="{machine}"] svg g.node.current > title'
+    )
+    return [b.get_attribute("textContent") for b in boxes]
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_opens_without_a_console_error(browser, example, tmp_path):
+    page = write_page(example, tmp_path / "page.html")
+    open_page(browser, page)
+    assert console_errors(browser) == []
+    rows = browser.find_elements("css selector", ".row")
+    assert len(rows) == len(example.read_text().splitlines()) + 1  # and the end of stream
+    for row in (0, len(rows) - 1):
+        css(browser, f'.row[data-row="{row}"]').click()
+        assert selected_row(browser) == row
+        assert css(browser, "#thread").text
+    assert console_errors(browser) == []
+    browser.save_screenshot(str(tmp_path / f"{example.stem}.png"))
+
+
+def test_the_failing_event_shows_the_thread_the_state_and_the_rule(browser, tmp_path):
+    page = write_page(ROOT / DOCS_EXAMPLE, tmp_path / "page.html")
+    open_page(browser, page)
+    css(browser, '.row[data-row="0"]').click()
+    browser.save_screenshot(str(tmp_path / "1-first-event.png"))
+    css(browser, '.row[data-row="5"] .type').click()
+    assert selected_row(browser) == 5
+    heading = css(browser, "#heading").text
+    assert "TOOL_CALL_END" in heading and "event 5" in heading
+    assert css(browser, "#violations .rule").text == "TOOL-006"
+    documentation = css(browser, "#violations .ruledoc pre").get_attribute("textContent")
+    assert documentation == rule_text(RULES["TOOL-006"])  # the rule's text, in the page
+    thread = css(browser, "#thread").text
+    assert "search_flights" in thread
+    assert '{"from": "LIS", "to": "BER"' in thread
+    assert "(no result yet)" in thread
+    assert current_states(browser, "tool_call") == ["args_ended"]
+    taken = browser.find_elements("css selector", '.machine[data-machine="tool_call"] g.edge.taken')
+    assert len(taken) == 1
+    browser.save_screenshot(str(tmp_path / "2-failing-event.png"))
+
+    press(browser, "n")
+    assert selected_row(browser) == 6
+    assert "TOOL-007" in css(browser, "#violations").text
+    press(browser, "n")
+    assert selected_row(browser) == 7
+    status = css(browser, "#thread .status").text
+    assert "incomplete" in status and "error" in status  # the client failed the run here
+    assert current_states(browser, "run") == ["errored"]
+    browser.save_screenshot(str(tmp_path / "3-next-violation.png"))
+    press(browser, "N", "k")
+    assert selected_row(browser) == 5
+    press(browser, "j")
+    assert selected_row(browser) == 6
+    assert console_errors(browser) == []
+
+
+def test_the_filters_and_the_search_narrow_the_timeline(browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    page = write_page(ROOT / DOCS_EXAMPLE, tmp_path / "page.html")
+    open_page(browser, page)
+    Select(css(browser, "#filter-severity")).select_by_value("error")
+    assert [r.get_attribute("data-row") for r in browser.find_elements("css selector", ".row")] == [
+        "5",
+        "6",
+        "7",
+    ]
+    Select(css(browser, "#filter-severity")).select_by_value("")
+    Select(css(browser, "#filter-type")).select_by_value("TOOL_CALL_ARGS")
+    assert len(browser.find_elements("css selector", ".row")) == 1
+    Select(css(browser, "#filter-type")).select_by_value("")
+    press(browser, Keys.ESCAPE, "/", "call_2")
+    assert [r.get_attribute("data-row") for r in browser.find_elements("css selector", ".row")] == [
+        "6"
+    ]
+    assert "1 of 9 rows" in css(browser, "#shown-count").text
+    browser.save_screenshot(str(tmp_path / "search.png"))
+    assert console_errors(browser) == []
+
+
+def test_a_scenario_is_replayed_into_a_page(browser, tmp_path):
+    vector = ROOT / "specs" / "conformance" / "vectors" / "add_tool_result_twice.json"
+    open_page(browser, write_page(vector, tmp_path / "page.html"))
+    assert console_errors(browser) == []
+    css(browser, '.row[data-row="6"]').click()
+    assert "addToolResult" in css(browser, "#heading").text
+    browser.save_screenshot(str(tmp_path / "scenario.png"))
+
+
+def test_a_10k_event_trace(browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    spec = importlib.util.spec_from_file_location("traces", ROOT / "benchmarks" / "traces.py")
+    traces = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(traces)
+    lines = [line for line in _lines(traces.mixed(10_000))]
+    cut = next(i for i in range(len(lines) // 2, len(lines)) if '"TOOL_CALL_END"' in lines[i])
+    del lines[cut]  # one tool call left open: the run fails there
+    source = tmp_path / "mixed-10k.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    page = write_page(source, tmp_path / "page.html", lenient=True)
+    assert page.stat().st_size < 6 * 1024 * 1024
+    open_page(browser, page)
+    assert console_errors(browser) == []
+    drawn = browser.find_elements("css selector", ".row")
+    assert 10 < len(drawn) < 200  # only the rows in view are drawn
+    browser.save_screenshot(str(tmp_path / "10k-first-violation.png"))
+    css(browser, "#first-error").click()
+    assert "TOOL-005" in css(browser, "#violations").text
+    press(browser, Keys.END)
+    assert selected_row(browser) == len(lines)
+    assert "END" in css(browser, "#heading").text
+    assert len(browser.find_elements("css selector", "#thread .msg")) >= 6
+    browser.save_screenshot(str(tmp_path / "10k-end.png"))
+    press(browser, Keys.HOME, "j", "j")
+    assert selected_row(browser) == 2
+    assert console_errors(browser) == []
+
+
+def _lines(events: Any) -> Any:
+    import json
+
+    for event in events:
+        yield json.dumps(event, separators=(",", ":"))
+
+
+# --- docs/inspect.png ---------------------------------------------------------------------------
+def page_source_hash() -> str:
+    """What the screenshot depends on: the page's templates and script, and the example."""
+    digest = hashlib.sha256()
+    for text in (
+        page_module.PAGE,
+        page_module.STYLE,
+        (Path(page_module.__file__).parent / "page.js").read_text(),
+        (ROOT / DOCS_EXAMPLE).read_text(),
+    ):
+        digest.update(text.encode())
+    return digest.hexdigest()
+
+
+KEY = b"agui-fsm-inspect"
+
+
+def with_text(png: bytes, value: str) -> bytes:
+    data = KEY + b"\0" + value.encode()
+    chunk = struct.pack(">I", len(data)) + b"tEXt" + data
+    chunk += struct.pack(">I", zlib.crc32(b"tEXt" + data) & 0xFFFFFFFF)
+    end = png.rindex(b"IEND") - 4
+    return png[:end] + chunk + png[end:]
+
+
+def text_of(png: bytes) -> str | None:
+    at = 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, data = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        if kind == b"tEXt" and data.startswith(KEY + b"\0"):
+            return data[len(KEY) + 1 :].decode()
+        at += 12 + length
+    return None
+
+
+def test_docs_screenshot(request, tmp_path):
+    """``docs/inspect.png`` is the page of the README's example, at its failing event."""
+    if os.environ.get("INSPECT_SCREENSHOT") != "write":
+        assert DOCS_PNG.is_file(), "docs/inspect.png is missing"
+        assert text_of(DOCS_PNG.read_bytes()) == page_source_hash(), (
+            "docs/inspect.png was made from another version of the page: regenerate it with "
+            "INSPECT_SCREENSHOT=write .venv/bin/python -m pytest "
+            "tests/inspector/test_inspect_browser.py -k docs"
+        )
+        return
+    driver = request.getfixturevalue("browser")
+    size = driver.get_window_size()
+    driver.set_window_size(1400, 900)
+    try:
+        page = write_page(ROOT / DOCS_EXAMPLE, tmp_path / "page.html", name=DOCS_EXAMPLE)
+        open_page(driver, page)
+        css(driver, f'.row[data-row="{DOCS_ROW}"] .type').click()
+        DOCS_PNG.write_bytes(with_text(driver.get_screenshot_as_png(), page_source_hash()))
+    finally:
+        driver.set_window_size(size["width"], size["height"])

@@ -1,0 +1,239 @@
+"""What the inspect page is built from: the rows, the thread after each, the diagrams' marks.
+
+The thread is recorded as per-row operations with keyframes; every row of every shipped
+example, every conformance vector and a trace of each benchmark shape is rebuilt from them
+and compared with what :meth:`ThreadRuntime.thread` held at that moment.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agui_fsm.conformance.sources import check, read
+from agui_fsm.inspector.encoding import KEYFRAME_MAX_ROWS, RowFrames, apply_ops, diff
+from agui_fsm.inspector.record import Row, record_trace
+from agui_fsm.inspector.scenario import record_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
+VECTORS = sorted((ROOT / "specs" / "conformance" / "vectors").glob("*.json"))
+
+
+def benchmark_traces() -> Any:
+    spec = importlib.util.spec_from_file_location("traces", ROOT / "benchmarks" / "traces.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def as_shown(thread: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``ThreadRuntime.thread()`` without what the page leaves out (wall-clock times)."""
+    out = []
+    for message in thread:
+        message = {k: v for k, v in message.items() if k != "createdAt"}
+        message["metadata"] = {k: v for k, v in message["metadata"].items() if k != "timing"}
+        if message["role"] != "assistant":
+            message.pop("status", None)
+        out.append(message)
+    return out
+
+
+class Witness:
+    """The runtime's own view at each row, to compare the recording with."""
+
+    def __init__(self) -> None:
+        self.threads: list[list[dict[str, Any]]] = []
+        self.states: list[Any] = []
+
+    def __call__(self, row: Row, runtime: Any) -> None:
+        self.threads.append(as_shown(runtime.thread()))
+        self.states.append(json.loads(json.dumps(runtime.state)))
+
+
+def check_rebuilt(recording: Any, witness: Witness) -> None:
+    frames = recording.frames
+    assert len(frames.diffs) == len(recording.rows) == len(witness.threads)
+    for i in range(len(recording.rows)):
+        value = frames.value_at(i)
+        assert value["messages"] == witness.threads[i], f"row {i}"
+        assert value["state"] == witness.states[i], f"row {i}"
+
+
+def record_file(path: Path, **options: Any) -> Any:
+    with path.open("rb") as f:
+        return record_trace(read(f), str(path), **options)
+
+
+@pytest.mark.parametrize("lenient", [False, True], ids=["client", "lenient"])
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_row_of_an_example_is_the_thread_the_runtime_held(path: Path, lenient: bool):
+    witness = Witness()
+    recording = record_file(path, lenient=lenient, observe=witness)
+    check_rebuilt(recording, witness)
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+def test_every_row_of_a_vector_is_the_thread_the_runtime_held(path: Path):
+    witness = Witness()
+    recording = record_scenario(str(path), observe=witness)
+    check_rebuilt(recording, witness)
+    assert recording.rows[-1].kind == "end"
+
+
+@pytest.mark.parametrize("shape", ["text", "mixed", "tools", "state"])
+def test_every_row_of_a_benchmark_trace_is_the_thread_the_runtime_held(shape, tmp_path):
+    traces = benchmark_traces()
+    path = tmp_path / f"{shape}.jsonl"
+    traces.write(path, traces.SHAPES[shape](600))
+    witness = Witness()
+    check_rebuilt(record_file(path, observe=witness), witness)
+
+
+def test_a_long_text_is_written_as_its_deltas_with_keyframes_far_apart(tmp_path):
+    traces = benchmark_traces()
+    path = tmp_path / "text.jsonl"
+    traces.write(path, traces.text(5000))
+    recording = record_file(path)
+    frames = recording.frames
+    appends = [json.loads(d) for d in frames.diffs[5:-3]]
+    assert all(ops and ops[0][0] == "a" for ops in appends)
+    assert max(map(len, frames.diffs[5:-3])) < 100
+    assert len(frames.keyframes) <= 5000 // KEYFRAME_MAX_ROWS + 1
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_rows_carry_exactly_the_validators_violations(path: Path):
+    recording = record_file(path)
+    with path.open("rb") as f:
+        report = check(read(f))
+    found = [(v.rule, v.index) for row in recording.rows for v in row.violations]
+    assert found == [(v.rule, v.index) for v in report.violations]
+    assert recording.report.as_dict() == report.as_dict()
+    for i, row in enumerate(recording.rows[:-1]):
+        assert row.position == i and all(v.index == i for v in row.violations)
+
+
+def test_the_client_fails_the_run_where_ag_ui_client_does_unless_lenient():
+    path = ROOT / "examples" / "invalid-tool-call.jsonl"
+    client = record_file(path)
+    assert client.client_error is not None and "TEXT-005" in client.client_error
+    assert all(row.applied for row in client.rows[:-1])
+    failed = client.rows[7]
+    assert failed.event["type"] == "RUN_FINISHED"
+    assert ("run", "running", "agent_error", "errored") in {
+        (t.machine, t.source, t.trigger, t.dest) for t in failed.transitions
+    }
+    status = client.frames.value_at(7)["messages"][0]["status"]
+    assert status["type"] == "incomplete" and status["reason"] == "error"
+    lenient = record_file(path, lenient=True)
+    assert lenient.client_error is None
+    assert [d[0] for d in lenient.rows[5].diagnostics] == ["TOOL-006"]
+
+
+def test_a_client_that_stops_reads_no_event_after_the_failing_one(tmp_path):
+    path = tmp_path / "stops.jsonl"
+    lines = (ROOT / "examples" / "langgraph-tool-call.jsonl").read_text().splitlines()
+    lines.insert(3, '{"type":"TEXT_MESSAGE_CONTENT","messageId":"nobody","delta":"x"}')
+    path.write_text("\n".join(lines) + "\n")
+    recording = record_file(path)
+    assert recording.client_error is not None
+    applied = [row.applied for row in recording.rows[:-1]]
+    assert applied == [True] * 4 + [False] * (len(lines) - 4)
+    assert all(json.loads(d) == [] for d in recording.frames.diffs[4:])
+
+
+def test_the_transitions_are_the_clients_only():
+    recording = record_file(ROOT / "examples" / "langgraph-tool-call.jsonl")
+    instances = {(t.machine, t.instance) for row in recording.rows for t in row.transitions}
+    assert ("run", "stream") not in instances  # the validator's run table
+    started = [
+        (t.machine, t.instance)
+        for row in recording.rows
+        for t in row.transitions
+        if t.trigger == "TEXT_MESSAGE_START"
+    ]
+    assert len(started) == len(set(started))  # once each: no validator's copy
+
+
+def test_lines_that_are_not_events_are_rows_the_client_passes_over(tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_text(
+        '{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n'
+        "not json\n"
+        '{"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n'
+    )
+    recording = record_file(path, lenient=True)
+    broken = recording.rows[1]
+    assert broken.event is None and "not json" in broken.text and not broken.applied
+    assert [v.rule for v in broken.violations] == ["SCHEMA-001"]
+    assert [r.run for r in recording.rows] == [0, 0, 0, None]
+    assert recording.runs[0].outcome == "finished"
+
+
+def test_past_the_limit_the_rows_stop_and_the_report_goes_on(tmp_path):
+    path = ROOT / "examples" / "invalid-tool-call.jsonl"
+    recording = record_file(path, max_rows=5)
+    assert recording.events_shown == 5 and recording.events_total == 8
+    assert len(recording.rows) == 6 and recording.rows[-1].kind == "end"
+    assert [v.rule for v in recording.left_out_violations] == ["TOOL-006", "TOOL-007", "TEXT-005"]
+    assert len(recording.report.violations) == 3
+
+
+def test_a_live_endpoints_run_input_gives_the_thread_its_messages():
+    body = {"messages": [{"id": "u1", "role": "user", "content": "Email Dana."}]}
+    lines = (ROOT / "examples" / "interrupt-approval.jsonl").read_bytes()
+    recording = record_trace(read(io.BytesIO(lines)), "live", run_input=body)
+    first = recording.frames.value_at(-1)["messages"]
+    assert [(m["id"], m["role"]) for m in first] == [("u1", "user")]
+    after = recording.frames.value_at(len(recording.rows) - 1)["messages"]
+    assert after[0]["id"] == "u1" and after[1]["role"] == "assistant"
+
+
+def test_a_scenario_asks_for_each_run_in_a_row_of_its_own():
+    path = ROOT / "specs" / "conformance" / "vectors" / "add_tool_result_twice.json"
+    recording = record_scenario(str(path))
+    kinds = [row.kind for row in recording.rows]
+    assert kinds == ["request", *["event"] * 5, "request", *["event"] * 5, "end"]
+    assert "addToolResult" in recording.rows[6].label
+    assert [r.run_id for r in recording.runs] == ["r1", "r2"]
+    assert recording.events_total == 15 and recording.events_shown == 10
+
+
+scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False)
+json_values = st.recursive(
+    scalars | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(json_values, json_values)
+def test_the_operations_turn_one_value_into_the_other(old, new):
+    ops = diff(old, new)
+    rebuilt = apply_ops(json.loads(json.dumps(old)), json.loads(json.dumps(ops)))
+    assert json.dumps(rebuilt, sort_keys=True) == json.dumps(new, sort_keys=True)
+
+
+def test_a_grown_string_is_an_append_and_true_is_not_one():
+    assert diff({"t": "abcdefgh"}, {"t": "abcdefghij"}) == [["a", ["t"], "ij"]]
+    assert diff({"n": 1}, {"n": True}) == [["s", ["n"], True]]
+    assert diff([1, 2, 3], [1]) == [["t", [], 1]]
+    assert diff({"x": 0.0}, {"x": -0.0}) == [["s", ["x"], -0.0]]
+
+
+def test_keyframes_bound_the_operations_between_them():
+    frames = RowFrames({"text": ""})
+    for k in range(3 * KEYFRAME_MAX_ROWS):
+        frames.add({"text": "x" * k})
+    assert len(frames.keyframes) >= 2
+    assert frames.value_at(2 * KEYFRAME_MAX_ROWS + 7) == {"text": "x" * (2 * KEYFRAME_MAX_ROWS + 7)}
