@@ -67,7 +67,7 @@ ANSWERED = _requirement(
     "run/answered",
     "The backend answers the run",
     """An HTTP 2xx text/event-stream that ends with RUN_FINISHED: no RUN_ERROR, no HTTP
-    error, no stream cut short or stalled past the timeout. Every probe's runs require it.""",
+    error, no stream cut short or stalled past the timeout.""",
 )
 STREAM_VALID = _requirement(
     "run/valid",
