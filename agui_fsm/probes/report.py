@@ -62,11 +62,13 @@ class Finding:
         )
 
     def where(self, events: int | None = None) -> str:
-        """``run 1, event 5 (TOOL_CALL_END)``; ``run 1`` alone when no event is at fault."""
-        run = f"run {self.run}" if self.run is not None else "the probe"
+        """``run 1, event 5 (TOOL_CALL_END)``; ``run 1`` when no event is at fault; empty
+        when the finding is about no run (a malformed request's answer)."""
+        if self.run is None:
+            return ""
         if self.index is None:
-            return run
-        return f"{run}, {where_in_stream(self.as_violation(), events)}"
+            return f"run {self.run}"
+        return f"run {self.run}, {where_in_stream(self.as_violation(), events)}"
 
     def as_violation(self) -> Violation:
         return Violation(
@@ -202,7 +204,8 @@ def finding_line(result: ProbeResult, finding: Finding) -> str:
     """``history run 0, event 7 (MESSAGES_SNAPSHOT): history/kept message ...``"""
     suffix = "" if finding.severity == "error" else f" ({finding.severity})"
     where = finding.where(result.events_of(finding.run))
-    return escape_surrogates(f"{result.name} {where}: {finding.rule} {finding.message}{suffix}")
+    place = f"{result.name} {where}" if where else result.name
+    return escape_surrogates(f"{place}: {finding.rule} {finding.message}{suffix}")
 
 
 def verdict_line(result: ProbeResult, width: int = 16) -> str:
@@ -285,7 +288,7 @@ def to_sarif(report: ProbeReport) -> str:
             report.target,
             f.as_violation(),
             index[f.rule],
-            f"probe {r.name}, {f.where(r.events_of(f.run))}",
+            ", ".join(filter(None, (f"probe {r.name}", f.where(r.events_of(f.run))))),
         )
         for r in report.results
         for f in r.findings

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -31,3 +32,17 @@ def backend_module(name: str) -> ModuleType:
     except ImportError as exc:
         missing(name, exc)
         raise
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left_behind() -> object:
+    """Every probe test ends with the threads it began with: its uvicorn servers stopped,
+    the executors of the integrations' event loops shut down."""
+    before = set(threading.enumerate())
+    yield
+    for _ in range(50):
+        left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        if not left:
+            return
+        left[0].join(0.1)
+    pytest.fail(f"threads left running: {[t.name for t in left]}")
