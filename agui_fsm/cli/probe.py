@@ -50,7 +50,13 @@ def _terminal_progress(fmt: str) -> ProbeProgress | None:
 
 
 @click.command()
-@click.argument("url")
+@click.argument("url", required=False)
+@click.option(
+    "--list",
+    "list_probes",
+    is_flag=True,
+    help="Print every probe, what it sends and requires, and its options; then exit.",
+)
 @click.option(
     "--header",
     "headers",
@@ -81,7 +87,8 @@ def _terminal_progress(fmt: str) -> ProbeProgress | None:
 @format_option
 @output_option("junit=probe.xml")
 def probe(
-    url: str,
+    url: str | None,
+    list_probes: bool,
     headers: tuple[str, ...],
     timeout: float | None,
     probes: tuple[str, ...],
@@ -100,6 +107,13 @@ def probe(
     from agui_fsm.probes import probe as play
     from agui_fsm.probes import render
 
+    if list_probes:
+        from agui_fsm.probes.docs import catalogue_text
+
+        click.echo(catalogue_text(), nl=False)
+        return
+    if url is None:
+        raise click.UsageError("give the URL of an AG-UI endpoint (or --list)")
     if not url.startswith(("http://", "https://")):
         raise click.BadParameter(f"{url!r} is not an http:// or https:// URL", param_hint="URL")
     files = parse_outputs(outputs)
@@ -128,8 +142,8 @@ def probe(
             progress.clear()
     for file_fmt, path in files:
         try:
-            path.write_text(render(file_fmt, report), encoding="utf-8")
+            path.write_text(render(file_fmt, report, docs_url=everything.docs_url), "utf-8")
         except OSError as exc:
             _fail(f"cannot write {path}: {exc.strerror or exc}")
-    click.echo(render(fmt, report), nl=False)
+    click.echo(render(fmt, report, docs_url=everything.docs_url), nl=False)
     raise SystemExit(0 if report.ok else 1)

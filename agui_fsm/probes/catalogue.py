@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from agui_fsm.conformance.rules import DOCS_REPOSITORY
-
 DOCS_PAGE = "docs/probe.md"
+"""The page that documents every probe and requirement (its catalogue section generated from
+this module); ``agui-fsm probe --list`` prints the same from the package."""
 
 ECHO_TOOL = "agui_probe_echo"
 """The front-end tool every probe declares in the RunAgentInput's ``tools``."""
@@ -55,8 +55,17 @@ class Requirement:
     verify_events: str = "n/a"
 
     @property
-    def doc_url(self) -> str:
-        return f"{DOCS_REPOSITORY}/blob/main/{DOCS_PAGE}#{self.id.replace('/', '-')}"
+    def anchor(self) -> str:
+        """The requirement's anchor in :data:`DOCS_PAGE` (``history-kept``)."""
+        return self.id.replace("/", "-")
+
+    def text(self) -> str:
+        """The requirement's documentation as plain text (SARIF ``help.text``)."""
+        return f"{self.id}: {self.title}\n\n{self.explanation}"
+
+    def markdown(self) -> str:
+        """The requirement's documentation as Markdown (SARIF ``help.markdown``)."""
+        return f"**`{self.id}`: {self.title}.** {self.explanation}"
 
 
 def _requirement(id: str, title: str, explanation: str) -> Requirement:
@@ -88,10 +97,6 @@ class ProbeSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     over_http: bool = False
     """The probe needs an HTTP endpoint (it sends bytes no agent object could take)."""
-
-    @property
-    def doc_url(self) -> str:
-        return f"{DOCS_REPOSITORY}/blob/main/{DOCS_PAGE}#{self.name}"
 
 
 _PROBES: tuple[ProbeSpec, ...] = (

@@ -30,7 +30,7 @@ from agui_fsm.conformance.report import (
     plural,
     where_in_stream,
 )
-from agui_fsm.conformance.rules import RULES
+from agui_fsm.conformance.rules import RULES, doc_pointer
 from agui_fsm.jsonwire import dumps_text, escape_surrogates
 from agui_fsm.probes.catalogue import PROBES, REQUIREMENTS
 
@@ -195,9 +195,12 @@ def _rule_title(rule_id: str) -> str:
     return rule.title if rule is not None else rule_id
 
 
-def _doc_url(rule_id: str) -> str | None:
-    rule = RULES.get(rule_id) or REQUIREMENTS.get(rule_id)
-    return rule.doc_url if rule is not None else None
+def _doc_pointer(rule_id: str, docs_url: str | None) -> str:
+    """Where the reader finds the documentation: a catalogue rule's as ``agui-fsm validate``
+    points to it; a requirement's in ``agui-fsm probe --list``, which prints the catalogue."""
+    if rule_id in RULES:
+        return doc_pointer(rule_id, docs_url)
+    return "agui-fsm probe --list"
 
 
 def finding_line(result: ProbeResult, finding: Finding) -> str:
@@ -222,10 +225,10 @@ def summary_line(report: ProbeReport) -> str:
     return escape_surrogates(f"{head}, {d['not_applicable']} not applicable")
 
 
-def to_text(report: ProbeReport) -> str:
+def to_text(report: ProbeReport, docs_url: str | None = None) -> str:
     """One line per probe (verdict, name, reason); then every failing finding; the warnings,
     one line per rule with how often it came and where first; the rules that fired with
-    their documentation; a summary."""
+    where their documentation is (``docs_url``: ``[tool.agui-fsm] docs-url``); a summary."""
     width = max((len(r.name) for r in report.results), default=0)
     lines = [verdict_line(r, width) for r in report.results]
     errors = [(r, f) for r in report.results for f in r.errors]
@@ -246,8 +249,9 @@ def to_text(report: ProbeReport) -> str:
     if seen:
         lines += ["rules:"]
         for rule_id in seen:
-            url = _doc_url(rule_id)
-            lines.append(f"  {rule_id}: {_rule_title(rule_id)}" + (f" <{url}>" if url else ""))
+            pointer = _doc_pointer(rule_id, docs_url)
+            pointer = f"<{pointer}>" if "://" in pointer else f"({pointer})"
+            lines.append(f"  {rule_id}: {_rule_title(rule_id)} {pointer}")
     lines += ["", summary_line(report)]
     return "\n".join(lines) + "\n"
 
@@ -259,30 +263,38 @@ def to_json(report: ProbeReport) -> str:
 def to_junit(report: ProbeReport) -> str:
     """One test case per probe: a failure with its findings, a skip for a probe that did
     not apply (with the reason), nothing for a pass."""
+    verdicts = {"pass": None, "fail": "failure", "n/a": "skipped"}
     cases = []
     for result in report.results:
-        detail = "\n".join(finding_line(result, f) for f in result.findings) or None
+        detail = "\n".join(finding_line(result, f) for f in result.findings)
+        kind = result.errors[0].rule if result.errors else ""
         cases.append(
             JUnitCase(
-                classname="agui-fsm.probe",
-                name=result.name,
-                failure=(result.errors[0].rule if result.errors else "probe", result.reason)
-                if result.verdict == "fail"
-                else None,
-                skipped=result.reason if result.verdict == "n/a" else None,
-                text=detail,
+                "agui-fsm.probe",
+                result.name,
+                verdicts[result.verdict],
+                result.reason,
+                detail if result.verdict == "fail" else "",
+                kind,
             )
         )
     return junit_document(f"agui-fsm probe {report.target}", cases)
 
 
-def to_sarif(report: ProbeReport) -> str:
+def to_sarif(report: ProbeReport, docs_url: str | None = None) -> str:
     """A SARIF 2.1.0 log: one result per finding, at a logical location naming the probe,
-    the run and the event; the driver lists the rule catalogue and the requirements."""
-    from agui_fsm.conformance.sarif import sarif_document, sarif_result
+    the run and the event; the driver lists the rule catalogue, then the requirements, each
+    with its documentation."""
+    from agui_fsm.conformance.sarif import (
+        descriptor,
+        rule_descriptor,
+        sarif_document,
+        sarif_result,
+    )
 
-    rules = [*RULES.values(), *REQUIREMENTS.values()]
-    index = {rule.id: i for i, rule in enumerate(rules)}
+    descriptors = [rule_descriptor(rule, docs_url) for rule in RULES.values()]
+    descriptors += [descriptor(r, r.text(), r.markdown(), None) for r in REQUIREMENTS.values()]
+    index = {entry["id"]: i for i, entry in enumerate(descriptors)}
     results = [
         sarif_result(
             report.target,
@@ -294,13 +306,20 @@ def to_sarif(report: ProbeReport) -> str:
         for f in r.findings
     ]
     properties = {"verdicts": report.verdicts(), "ok": report.ok}
-    return dumps_text(sarif_document(report.target, rules, results, properties), indent=2) + "\n"
+    document = sarif_document(report.target, descriptors, results, properties)
+    return dumps_text(document, indent=2) + "\n"
 
 
-def render(fmt: str, report: ProbeReport) -> str:
-    """The report in ``fmt``: text, json, junit or sarif."""
-    writers = {"text": to_text, "json": to_json, "junit": to_junit, "sarif": to_sarif}
-    return writers[fmt](report)
+def render(fmt: str, report: ProbeReport, *, docs_url: str | None = None) -> str:
+    """The report in ``fmt``: text, json, junit or sarif. ``docs_url`` is where the project
+    publishes the rule reference, if it does (text and SARIF link to it)."""
+    if fmt == "json":
+        return to_json(report)
+    if fmt == "junit":
+        return to_junit(report)
+    if fmt == "sarif":
+        return to_sarif(report, docs_url)
+    return to_text(report, docs_url)
 
 
 __all__ = [

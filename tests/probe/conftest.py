@@ -3,12 +3,9 @@ backend with its faults, served in-process (``HttpAgent.asgi``) or by uvicorn on
 
 from __future__ import annotations
 
-import importlib
-import os
 import sys
 import threading
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -16,22 +13,6 @@ import pytest
 # backend and its faults are the repository's example (examples/probe_backend.py).
 sys.path.insert(0, str(Path(__file__).parent.parent / "integration"))
 sys.path.insert(0, str(Path(__file__).parents[2] / "examples"))
-
-
-def missing(what: str, error: Exception) -> None:
-    """Outside CI, skip saying what to install; in CI, fail."""
-    if os.environ.get("CI"):
-        raise error
-    pytest.skip(f"{what} needs the probe-backends extra: pip install -e '.[probe-backends]'")
-
-
-def backend_module(name: str) -> ModuleType:
-    """A backend module of this folder (its integration imported)."""
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        missing(name, exc)
-        raise
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from agui_servers import LocalServer
 from click.testing import CliRunner
-from conftest import backend_module, missing
+from probe_support import backend_module, missing
 
 from agui_fsm import HttpAgent, probe
 from agui_fsm.cli import main

@@ -96,7 +96,10 @@ def test_report_formats() -> None:
     assert text.splitlines()[0].startswith("pass text-turn ")
     assert text.splitlines()[1].startswith("FAIL history   history/kept: the snapshot leaves out")
     assert "failures:\n  history run 0, event " in text
-    assert "history/kept: A MESSAGES_SNAPSHOT keeps the messages the client sent <" in text
+    assert (
+        "history/kept: A MESSAGES_SNAPSHOT keeps the messages the client sent "
+        "(agui-fsm probe --list)" in text
+    )
     data = json.loads(render("json", report))
     assert [p["verdict"] for p in data["probes"]] == ["pass", "fail"]
     assert data["probes"][1]["findings"][0]["rule"] == "history/kept"
@@ -112,7 +115,10 @@ def test_report_formats() -> None:
     (sarif_run,) = log["runs"]
     rules = sarif_run["tool"]["driver"]["rules"]
     result = sarif_run["results"][0]
-    assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "history/kept"
+    descriptor = rules[result["ruleIndex"]]
+    assert descriptor["id"] == result["ruleId"] == "history/kept"
+    assert descriptor["help"]["text"].startswith("history/kept: A MESSAGES_SNAPSHOT keeps")
+    assert "helpUri" not in descriptor  # no address is invented for it
     location = result["locations"][0]["logicalLocations"][0]["name"]
     assert location.startswith("probe history, run 0, event ")
 
@@ -193,3 +199,26 @@ def test_the_config_table_sets_the_probes_and_their_words(tmp_path: Path) -> Non
     (line,) = [line for line in done.stdout.splitlines() if "frontend-tool" in line][:1]
     assert line.startswith("n/a  frontend-tool the agent did not call agui_probe_echo")
     assert "1 probe: 0 passed, 0 failed, 1 not applicable" in done.stdout
+
+
+def test_the_catalogue_on_the_command_line() -> None:
+    done = CliRunner().invoke(main, ["probe", "--list"])
+    assert done.exit_code == 0
+    words = " ".join(done.stdout.split())
+    for name, spec in PROBES.items():
+        assert f"\n{name}\n  sends " in done.stdout
+        for requirement in spec.requires:
+            assert f"{requirement.id}: {requirement.title}." in words
+    no_url = CliRunner().invoke(main, ["probe"])
+    assert no_url.exit_code == 2 and "give the URL of an AG-UI endpoint" in no_url.stderr
+
+
+def test_a_configured_docs_url_links_the_catalogue_rules(tmp_path: Path) -> None:
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.agui-fsm]\ndocs-url = "https://example.org/agui/rules.html"\n')
+    with LocalServer(probe_app("snapshot-agrees")) as server:
+        args = ["probe", server.url + "/agent", "--probe", "snapshot-agrees", "--timeout", "5"]
+        done = CliRunner().invoke(main, [*args, "--config", str(config)])
+    assert done.exit_code == 1
+    assert "SNAP-006: MESSAGES_SNAPSHOT renames a streamed message " in done.stdout
+    assert "<https://example.org/agui/rules.html#snap-006>" in done.stdout
