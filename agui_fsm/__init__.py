@@ -7,6 +7,7 @@
 * :mod:`agui_fsm.conformance` — the event-stream validator.
 * :mod:`agui_fsm.replay` — scenario replay for conformance vectors.
 * :mod:`agui_fsm.http` — :class:`HttpAgent`, an AG-UI endpoint as the runtime's agent.
+* :mod:`agui_fsm.probes` — :func:`probe`, a live backend through a battery of conversations.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agui_fsm.conformance import Report, Validator, validate
     from agui_fsm.http import HttpAgent
+    from agui_fsm.probes import aprobe, probe
     from agui_fsm.runtime import ThreadRuntime
 
 __version__ = "0.1.0"
-__all__ = ["HttpAgent", "Report", "ThreadRuntime", "Validator", "validate"]
+__all__ = ["HttpAgent", "Report", "ThreadRuntime", "Validator", "aprobe", "probe", "validate"]
 
 
 def __getattr__(name: str) -> Any:
@@ -33,6 +35,10 @@ def __getattr__(name: str) -> Any:
         from agui_fsm.runtime import ThreadRuntime
 
         return ThreadRuntime
+    if name in ("probe", "aprobe"):
+        import agui_fsm.probes
+
+        return getattr(agui_fsm.probes, name)
     if name in __all__:
         import agui_fsm.conformance
 

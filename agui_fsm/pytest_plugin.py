@@ -5,6 +5,10 @@ backend's own test suite.
 * The ``agui_run`` fixture sends user messages to an ASGI app or a URL through
   :class:`~agui_fsm.HttpAgent` and :class:`~agui_fsm.runtime.ThreadRuntime`, and returns
   an :class:`AguiRecording` of every event each run streamed.
+* The ``agui_probe`` fixture plays the probes of ``agui-fsm probe`` against an ASGI app
+  (in-process, no socket) or a URL and returns the
+  :class:`~agui_fsm.probes.ProbeReport`; :func:`assert_agui_probes_pass` fails with the
+  report when a probe failed.
 
 Importing this module is cheap (pytest loads it in every session where agui-fsm is
 installed): httpx, the runtime and the validator load on first use.
@@ -20,7 +24,13 @@ from typing import Any
 
 import pytest
 
-__all__ = ["AguiRecording", "AguiRunner", "assert_agui_conformant"]
+__all__ = [
+    "AguiProbe",
+    "AguiRecording",
+    "AguiRunner",
+    "assert_agui_conformant",
+    "assert_agui_probes_pass",
+]
 
 
 @dataclass
@@ -134,12 +144,7 @@ class AguiRunner:
         runtime_options: Mapping[str, Any] | None = None,
         **agent_options: Any,
     ) -> AguiRecording:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            raise RuntimeError("agui_run() inside a running event loop: await agui_run.arun(...)")
+        _no_running_loop("agui_run")
         return asyncio.run(
             self.arun(
                 target, *messages, path=path, runtime_options=runtime_options, **agent_options
@@ -174,6 +179,79 @@ class AguiRunner:
             except AguiFsmError as exc:
                 recording.errors.append((message, exc))
         return recording
+
+
+def _no_running_loop(call: str) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(f"{call}() inside a running event loop: await {call}.arun(...)")
+
+
+class AguiProbe:
+    """The ``agui_probe`` fixture: ``agui_probe(app_or_url, path="/agent")`` plays every
+    probe (or ``probes=[...]``) and returns the :class:`~agui_fsm.probes.ProbeReport`.
+
+    An ASGI app is served in-process, streamed as over a socket
+    (:meth:`~agui_fsm.HttpAgent.asgi`). ``[tool.agui-fsm.probe]`` of the project's
+    ``pyproject.toml`` (pytest's rootdir) gives the defaults: the probes, the timeout, the
+    protocol version and each probe's options; the keyword arguments win (``options`` is
+    merged per probe). Use :meth:`arun` in async tests.
+    """
+
+    def __init__(self, settings: Any = None) -> None:
+        self.settings = settings
+
+    def __call__(self, target: Any, **kwargs: Any) -> Any:
+        _no_running_loop("agui_probe")
+        return asyncio.run(self.arun(target, **kwargs))
+
+    async def arun(
+        self,
+        target: Any,
+        *,
+        path: str | None = None,
+        probes: Iterable[str] | None = None,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+        timeout: float | None = None,
+        protocol_version: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Any:
+        from agui_fsm.probes import aprobe
+
+        config = self.settings
+        merged = {name: dict(given) for name, given in (config.options if config else {}).items()}
+        for name, given in (options or {}).items():
+            merged.setdefault(name, {}).update(given)
+        return await aprobe(
+            target,
+            path=path,
+            headers=headers,
+            timeout=timeout or (config.timeout if config else None) or 30.0,
+            probes=probes if probes is not None else (config.probes if config else None),
+            options=merged,
+            protocol_version=protocol_version or (config.protocol_version if config else None),
+        )
+
+
+def assert_agui_probes_pass(report: Any) -> None:
+    """Fail with the probe report (every verdict and finding) unless no probe failed."""
+    __tracebackhide__ = True
+    if not report.ok:
+        from agui_fsm.probes import render
+
+        failed = ", ".join(r.name for r in report.failed)
+        raise AssertionError(f"AG-UI probes failed: {failed}\n{render('text', report)}")
+
+
+@pytest.fixture
+def agui_probe(request: pytest.FixtureRequest) -> AguiProbe:
+    """Play the probes against an ASGI app or a URL; returns the ProbeReport."""
+    from agui_fsm.cli.config import find_pyproject, load
+
+    path = find_pyproject(request.config.rootpath)
+    return AguiProbe(load(path).probe if path is not None else None)
 
 
 @pytest.fixture

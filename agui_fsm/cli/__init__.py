@@ -5,10 +5,10 @@ should not pay for the runtime, the explorer or Graphviz, nor ``agui-fsm --help`
 them. ``--help`` lists each one with the one-line help kept here (a test holds it equal to
 the command's own).
 
-Exit statuses shared by every subcommand: 0 success, 1 the input is invalid (``validate``),
-2 a usage or I/O error, and :data:`INTERNAL_ERROR` (70, ``EX_SOFTWARE``) when agui-fsm
-itself failed: a bug, reported in one line (``--debug`` prints the traceback), so a CI job
-never mistakes a crash for a failing backend.
+Exit statuses shared by every subcommand: 0 success, 1 the input is invalid (``validate``) or
+a probe failed (``probe``), 2 a usage, connection or I/O error, and :data:`INTERNAL_ERROR`
+(70, ``EX_SOFTWARE``) when agui-fsm itself failed: a bug, reported in one line (``--debug``
+prints the traceback), so a CI job never mistakes a crash for a failing backend.
 """
 
 from __future__ import annotations
@@ -69,6 +69,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "agui_fsm.cli.vectors",
         "vectors",
         "The conformance vectors: list them, export them for a port, run a port's driver.",
+    ),
+    "probe": (
+        "agui_fsm.cli.probe",
+        "probe",
+        "Probe the AG-UI backend at URL: short conversations, a verdict per probe.",
     ),
 }
 
@@ -151,7 +156,8 @@ def main(debug: bool) -> None:
     Validate a backend's event stream, replay scenarios through the reference
     runtime, draw and export the declared machines.
 
-    Exit status: 0 success, 1 invalid input (validate), 2 usage or I/O error,
+    Exit status: 0 success, 1 invalid input (validate) or a failed probe (probe), 2 usage,
+    connection or I/O error,
     70 internal error (a bug in agui-fsm).
     """
 

@@ -11,12 +11,19 @@
     TOOL-010 = "off"             # off | info | warning | error
     RUN-006 = "error"
 
-``agui-fsm validate`` (and ``inspect``, for the rules and docs-url) reads the nearest
-``pyproject.toml`` from the current directory up (or ``--config FILE``); command-line options
-win over it. Reports link a rule to
-``docs-url`` plus the rule's anchor (``#tool-006``; or ``{id}`` / ``{anchor}`` in the address)
-only when it is set; otherwise they name ``agui-fsm rules ID``, which prints the rule's
-documentation from the package.
+    [tool.agui-fsm.probe]        # agui-fsm probe
+    timeout = 20                 # seconds
+    probes = ["text-turn", "frontend-tool"]
+    protocol-version = "1.0"
+
+    [tool.agui-fsm.probe.frontend-tool]
+    message = "Use the tool agui_probe_echo with x = 1"   # a probe's options (docs/probe.md)
+
+``agui-fsm validate`` and ``probe`` (and ``inspect``, for the rules and docs-url) read the
+nearest ``pyproject.toml`` from the current directory up (or ``--config FILE``); command-line
+options win over it. Reports link a rule to ``docs-url`` plus the rule's anchor
+(``#tool-006``; or ``{id}`` / ``{anchor}`` in the address) only when it is set; otherwise they
+name ``agui-fsm rules ID``, which prints the rule's documentation from the package.
 """
 
 from __future__ import annotations
@@ -30,7 +37,18 @@ from agui_fsm.conformance.report import FAIL_ON
 from agui_fsm.errors import UsageError
 
 SECTION = "agui-fsm"
-_KEYS = frozenset({"docs-url", "fail-on", "group", "rules"})
+_KEYS = frozenset({"docs-url", "fail-on", "group", "probe", "rules"})
+_PROBE_KEYS = frozenset({"timeout", "probes", "protocol-version"})
+
+
+@dataclass(slots=True)
+class ProbeSettings:
+    """What ``[tool.agui-fsm.probe]`` says; None where it says nothing."""
+
+    timeout: float | None = None
+    probes: list[str] | None = None
+    protocol_version: str | None = None
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -41,6 +59,7 @@ class Settings:
     fail_on: str | None = None
     group: bool | None = None
     docs_url: str | None = None
+    probe: ProbeSettings = field(default_factory=ProbeSettings)
     source: Path | None = None
 
 
@@ -117,6 +136,47 @@ def load(path: Path) -> Settings:
     if docs_url is not None and not _is_address(docs_url):
         raise UsageError(f"{where}: docs-url must be an http(s) address, e.g. https://host/rules")
     settings.docs_url = docs_url
+    settings.probe = _probe_settings(table.get("probe", {}), f"{path} [tool.{SECTION}.probe]")
+    return settings
+
+
+def _probe_settings(table: Any, where: str) -> ProbeSettings:
+    """The ``probe`` table: its own keys, and one table of options per probe."""
+    from agui_fsm.probes.catalogue import PROBES, options_for  # only a probe table needs it
+
+    if not isinstance(table, dict):
+        raise UsageError(f"{where} must be a table")
+    unknown = sorted(set(table) - _PROBE_KEYS - set(PROBES))
+    if unknown:
+        known = sorted(_PROBE_KEYS) + list(PROBES)
+        raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {known}")
+    settings = ProbeSettings()
+    timeout = table.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        raise UsageError(f"{where}: timeout must be a number of seconds above 0")
+    settings.timeout = float(timeout) if timeout is not None else None
+    probes = table.get("probes")
+    if probes is not None:
+        if not isinstance(probes, list) or any(p not in PROBES for p in probes):
+            raise UsageError(f"{where}: probes must be a list of {', '.join(PROBES)}")
+        settings.probes = probes
+    version = table.get("protocol-version")
+    if version is not None and not isinstance(version, str):
+        raise UsageError(f'{where}: protocol-version must be a string such as "1.0"')
+    settings.protocol_version = version
+    for name in PROBES:
+        options = table.get(name)
+        if options is None:
+            continue
+        if not isinstance(options, dict):
+            raise UsageError(f"{where}: {name} must be a table of that probe's options")
+        try:
+            options_for(name, options)
+        except ValueError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+        settings.options[name] = options
     return settings
 
 

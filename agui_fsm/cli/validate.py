@@ -16,6 +16,7 @@ import click
 from agui_fsm.cli.config import Settings, rule_levels, settings_for
 from agui_fsm.cli.inputs import failing, open_source, source_options
 from agui_fsm.cli.progress import Progress, for_terminal
+from agui_fsm.cli.reports import config_option, format_option, output_option, parse_outputs
 from agui_fsm.conformance.report import (
     FAIL_ON,
     doc_lines,
@@ -27,9 +28,6 @@ from agui_fsm.conformance.report import (
 from agui_fsm.conformance.sources import SourceError, check, is_many
 from agui_fsm.conformance.validator import Validator
 from agui_fsm.errors import UsageError
-
-REPORT_FORMATS = ["text", "json", "junit", "sarif"]
-
 
 _fail = failing("validate")
 
@@ -48,19 +46,6 @@ class _Stdout:
         click.echo(text, nl=nl)
 
 
-def _outputs(values: tuple[str, ...]) -> list[tuple[str, Path]]:
-    outputs = []
-    for value in values:
-        fmt, sep, path = value.partition("=")
-        if not sep or fmt not in REPORT_FORMATS or not path:
-            raise click.BadParameter(
-                f"{value!r} is not FORMAT=FILE with FORMAT one of {', '.join(REPORT_FORMATS)}",
-                param_hint="--output",
-            )
-        outputs.append((fmt, Path(path)))
-    return outputs
-
-
 def _settings(config: Path | None) -> Settings:
     try:
         return settings_for(config)
@@ -71,21 +56,8 @@ def _settings(config: Path | None) -> Settings:
 @click.command()
 @click.argument("source", required=False, metavar="[PATH|DIR|GLOB|-]")
 @source_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(REPORT_FORMATS),
-    default="text",
-    show_default=True,
-    help="Report format on stdout (sarif: SARIF 2.1.0 for code scanning).",
-)
-@click.option(
-    "--output",
-    "outputs",
-    multiple=True,
-    metavar="FORMAT=FILE",
-    help="Also write the report in FORMAT to FILE; repeatable (--output sarif=agui.sarif).",
-)
+@format_option
+@output_option("sarif=agui.sarif")
 @click.option(
     "--fail-on",
     type=click.Choice(list(FAIL_ON)),
@@ -99,11 +71,7 @@ def _settings(config: Path | None) -> Settings:
     metavar="ID=LEVEL",
     help="Set a rule's severity: off, info, warning or error; repeatable.",
 )
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="pyproject.toml to read [tool.agui-fsm] from (default: the nearest one up from here).",
-)
+@config_option("[tool.agui-fsm]")
 @click.option(
     "--group/--no-group",
     default=None,
@@ -147,7 +115,7 @@ def validate(
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     if url is None and (body is not None or headers):
         raise click.UsageError("--body and --header go with --url")
-    files = _outputs(outputs)
+    files = parse_outputs(outputs)
     settings = _settings(config)
     levels = {**settings.rules, **rule_levels(levels_given)}
     fail_on = fail_on or settings.fail_on or "error"

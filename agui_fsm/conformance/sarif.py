@@ -6,7 +6,8 @@ stable across reports), one result per violation. Each rule carries its whole do
 follow; ``helpUri`` is added only where the project publishes the rule reference
 (``docs-url``). A result's location is the input line when there is one; the event index and
 type, which SARIF has no field for, are properties and a logical location (``event 5``).
-Severities map as ``info`` -> ``note``.
+Severities map as ``info`` -> ``note``. ``agui-fsm probe`` writes its findings with the same
+pieces (:func:`descriptor`, :func:`sarif_result`, :func:`sarif_document`).
 """
 
 from __future__ import annotations
@@ -43,82 +44,96 @@ def _uri(name: str) -> str:
     return quote(name.replace("\\", "/"), safe="/:._-~")
 
 
-def _descriptor(rule: Rule, docs_url: str | None) -> dict[str, Any]:
-    descriptor: dict[str, Any] = {
-        "id": rule.id,
-        "name": "".join(word.capitalize() for word in rule.title.split()[:8] if word.isalnum()),
-        "shortDescription": {"text": rule.title},
-        "fullDescription": {"text": rule.explanation},
-        "help": {"text": rule_text(rule), "markdown": rule_markdown(rule)},
-        "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+def descriptor(
+    entry: Any, help_text: str, help_markdown: str, help_uri: str | None
+) -> dict[str, Any]:
+    """A ``reportingDescriptor`` of ``entry`` (a rule of the catalogue, or anything with its
+    ``id``, ``title``, ``explanation``, ``severity``, ``category`` and ``verify_events``),
+    with its documentation; ``help_uri`` only where one is published."""
+    found: dict[str, Any] = {
+        "id": entry.id,
+        "name": "".join(word.capitalize() for word in entry.title.split()[:8] if word.isalnum()),
+        "shortDescription": {"text": entry.title},
+        "fullDescription": {"text": entry.explanation},
+        "help": {"text": help_text, "markdown": help_markdown},
+        "defaultConfiguration": {"level": _LEVEL[entry.severity]},
         "properties": {
-            "category": rule.category,
-            "verify_events": rule.verify_events,
-            "tags": ["ag-ui", rule.category.lower()],
+            "category": entry.category,
+            "verify_events": entry.verify_events,
+            "tags": ["ag-ui", entry.category.lower()],
         },
     }
-    link = doc_link(rule.id, docs_url)
-    if link is not None:
-        descriptor["helpUri"] = link
-    return descriptor
+    if help_uri is not None:
+        found["helpUri"] = help_uri
+    return found
 
 
-def _result(uri: str, violation: Violation, events: int) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": {"uri": uri, "index": 0}}
+def rule_descriptor(rule: Rule, docs_url: str | None) -> dict[str, Any]:
+    """A catalogue rule's descriptor, its whole documentation in ``help``."""
+    return descriptor(rule, rule_text(rule), rule_markdown(rule), doc_link(rule.id, docs_url))
+
+
+def sarif_result(name: str, violation: Violation, rule_index: int, location: str) -> dict[str, Any]:
+    """One SARIF result: the violation at the input ``name`` (its line when it has one) and
+    at the logical ``location`` (``event 5``), which SARIF has no field for."""
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(name), "index": 0}}
     if violation.line is not None and violation.line >= 1:
         physical["region"] = {"startLine": violation.line}
-    end = violation.event_type is None and violation.index >= events
     return {
         "ruleId": violation.rule,
-        "ruleIndex": _INDEX[violation.rule],
+        "ruleIndex": rule_index,
         "level": _LEVEL[violation.severity],
         "message": {"text": violation.message},
         "locations": [
             {
                 "physicalLocation": physical,
-                "logicalLocations": [
-                    {
-                        "name": "end of stream" if end else f"event {violation.index}",
-                        "kind": "element",
-                    }
-                ],
+                "logicalLocations": [{"name": location, "kind": "element"}],
             }
         ],
         "properties": {"index": violation.index, "eventType": violation.event_type},
     }
 
 
-def sarif_log(name: str, report: Report, *, docs_url: str | None = None) -> dict[str, Any]:
-    """The SARIF 2.1.0 log object of ``report`` for the input ``name``; ``docs_url`` is where
-    the project publishes the rule reference, if it does."""
-    uri = _uri(name)
+def sarif_document(
+    name: str,
+    descriptors: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    properties: dict[str, Any],
+) -> dict[str, Any]:
+    """A SARIF 2.1.0 log of one run on the input ``name``: the driver lists ``descriptors``
+    (the results' ``ruleIndex`` points into them), the invocation carries ``properties``."""
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
         "runs": [
             {
                 "tool": {
-                    "driver": {
-                        "name": "agui-fsm",
-                        "version": _version(),
-                        "rules": [_descriptor(rule, docs_url) for rule in RULES.values()],
-                    }
+                    "driver": {"name": "agui-fsm", "version": _version(), "rules": descriptors}
                 },
-                "artifacts": [{"location": {"uri": uri}}],
-                "invocations": [
-                    {
-                        "executionSuccessful": True,
-                        "properties": {
-                            "events": report.events,
-                            "valid": report.valid,
-                            "stoppedEarly": report.stopped_early,
-                        },
-                    }
-                ],
-                "results": [_result(uri, v, report.events) for v in report.violations],
+                "artifacts": [{"location": {"uri": _uri(name)}}],
+                "invocations": [{"executionSuccessful": True, "properties": properties}],
+                "results": results,
             }
         ],
     }
+
+
+def sarif_log(name: str, report: Report, *, docs_url: str | None = None) -> dict[str, Any]:
+    """The SARIF 2.1.0 log object of ``report`` for the input ``name``; ``docs_url`` is where
+    the project publishes the rule reference, if it does."""
+
+    def location(violation: Violation) -> str:
+        end = violation.event_type is None and violation.index >= report.events
+        return "end of stream" if end else f"event {violation.index}"
+
+    results = [sarif_result(name, v, _INDEX[v.rule], location(v)) for v in report.violations]
+    properties = {
+        "events": report.events,
+        "valid": report.valid,
+        "stoppedEarly": report.stopped_early,
+    }
+    descriptors = [rule_descriptor(rule, docs_url) for rule in RULES.values()]
+    return sarif_document(name, descriptors, results, properties)
 
 
 def to_sarif(name: str, report: Report, *, docs_url: str | None = None) -> str:

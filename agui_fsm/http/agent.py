@@ -15,7 +15,7 @@ protocol error (:class:`~agui_fsm.events.EventSchemaError`, rule SCHEMA-001).
 
 Closing the stream (the runtime does on cancel, and after every run) closes the
 response and so the request. ``transport`` takes any httpx transport; an ASGI app
-in-process is ``HttpAgent.asgi(app)``.
+in-process, streamed as over a socket, is ``HttpAgent.asgi(app)``.
 """
 
 from __future__ import annotations
@@ -81,12 +81,16 @@ class HttpAgent:
 
     @classmethod
     def asgi(cls, app: Any, path: str = "/", **options: Any) -> HttpAgent:
-        """An ASGI application (FastAPI, Starlette, ...) served in-process. An exception the
-        app raises is what a server would make of it (a 500, or a stream cut short), not a
-        Python exception in the client."""
+        """An ASGI application (FastAPI, Starlette, ...) served in-process, its response
+        streamed as a server would (:class:`~agui_fsm.http.asgi.StreamingASGITransport`):
+        events arrive as the app sends them, a stall is seen while the app waits, and
+        closing the stream (cancel) is a client disconnect the app receives. An exception
+        the app raises is what a server would make of it (a 500, or a stream cut short),
+        not a Python exception in the client."""
+        from agui_fsm.http.asgi import StreamingASGITransport
+
         url = "http://asgi.invalid/" + path.lstrip("/")
-        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        return cls(url, transport=transport, **options)
+        return cls(url, transport=StreamingASGITransport(app), **options)
 
     def run(self, run_input: Mapping[str, Any]) -> AsyncIterator[dict[str, Any]]:
         """The events of one run, as wire dicts, while they stream."""

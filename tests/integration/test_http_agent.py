@@ -167,24 +167,47 @@ def test_a_stall_after_the_run_settled_ends_the_stream_quietly(scripted_server) 
     assert [type(e) for e in agent.late_errors] == [StallError]
 
 
+async def cancel_once_streaming(rt: ThreadRuntime) -> ThreadRuntime:
+    """Start the endless route's run, cancel it once three deltas have arrived."""
+    task = asyncio.create_task(rt.append("go on forever"))
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        if len(texts(rt)) > 1 and len(texts(rt)[-1]) >= 3:
+            break
+    await rt.cancel()
+    await asyncio.wait_for(task, 5)
+    return rt
+
+
 def test_cancel_closes_the_request(scripted_server) -> None:
     closed = scripted_server.app.state.disconnects.closed
     closed.clear()
 
     async def go() -> ThreadRuntime:
-        rt = ThreadRuntime(HttpAgent(f"{scripted_server.url}/broken/endless"))
-        task = asyncio.create_task(rt.append("go on forever"))
-        for _ in range(500):
-            await asyncio.sleep(0.01)
-            if len(texts(rt)) > 1 and len(texts(rt)[-1]) >= 3:
-                break
-        await rt.cancel()
-        await task
-        return rt
+        return await cancel_once_streaming(
+            ThreadRuntime(HttpAgent(f"{scripted_server.url}/broken/endless"))
+        )
 
     rt = asyncio.run(go())
     assert last_status(rt)["reason"] == "cancelled"
     assert closed.wait(5), "the server's stream was not closed by the client's cancel"
+
+
+def test_in_process_stream_arrives_as_sent_and_cancel_disconnects() -> None:
+    """HttpAgent.asgi streams: the endless route's deltas reach the thread while the app
+    still runs, and cancel is a client disconnect the app receives."""
+    app = scripted_app()
+    closed = app.state.disconnects.closed
+
+    async def go() -> ThreadRuntime:
+        return await cancel_once_streaming(
+            ThreadRuntime(HttpAgent.asgi(app, "/broken/endless", timeout=5))
+        )
+
+    rt = asyncio.run(go())
+    assert len(texts(rt)[-1]) >= 3
+    assert last_status(rt)["reason"] == "cancelled"
+    assert closed.wait(5), "the app's stream was not closed by the client's cancel"
 
 
 def test_request_shape_headers_and_protocol_version() -> None:

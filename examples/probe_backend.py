@@ -1,0 +1,214 @@
+"""A small AG-UI backend on ag-ui-protocol's ``EventEncoder`` that passes every probe of
+``agui-fsm probe`` (docs/probe.md), and the same backend with one fault for each probe
+(``probe_app(fault=...)``)::
+
+    python examples/probe_backend.py --port 8765 [--fault history]   # POST /agent
+
+It needs Starlette and uvicorn (the ``test`` extra).
+
+What it says depends on the last message, as a model following the probes' default words
+would: a message naming ``agui_probe_echo`` gets a call of that tool (left to the client),
+one asking for approval an interrupt outcome, anything else a short text; a tool message or
+an answer in ``resume`` gets a text saying what came back. A client ``state`` gets a
+STATE_DELTA written against it; every run ends with a MESSAGES_SNAPSHOT of the whole thread.
+
+The faults, one per probe, each a mistake real backends make:
+
+* ``text-turn``: RUN_STARTED / RUN_FINISHED carry a threadId of the server's own making.
+* ``history``: the snapshot keeps only the current turn (from the last user message on).
+* ``frontend-tool``: the tool message is not read, so the run after it asks again.
+* ``interrupt-resume``: ``resume`` is not read, so the answered interrupt is asked again.
+* ``disconnect``: the thread's lock is released only when a stream ends normally, so after
+  a client went away the next request on the thread waits forever.
+* ``bad-request``: an input it cannot read is an HTTP 500 with the traceback in the body.
+* ``two-threads``: the run being streamed is kept in a module-wide variable, so two runs in
+  flight at once stream under one another's ids.
+* ``state``: the STATE_DELTA is written against the server's own copy of the state.
+* ``snapshot-agrees``: the snapshot has the streamed reply under a new id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import traceback
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import (
+    AssistantMessage,
+    BaseEvent,
+    FunctionCall,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StateDeltaEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCall,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+from ag_ui.encoder import EventEncoder
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+ECHO_TOOL = "agui_probe_echo"  # the tool every probe declares in the input's tools
+
+ENCODER = EventEncoder()
+FAULTS = (
+    "text-turn",
+    "history",
+    "frontend-tool",
+    "interrupt-resume",
+    "disconnect",
+    "bad-request",
+    "two-threads",
+    "state",
+    "snapshot-agrees",
+)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(getattr(p, "text", "") or "" for p in content)
+    return ""
+
+
+class ScriptedBackend:
+    """The backend's logic, one instance per app (its locks and its module-wide run)."""
+
+    def __init__(self, fault: str | None) -> None:
+        self.fault = fault
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.current: RunAgentInput | None = None  # the two-threads fault's shared variable
+
+    def reply(self, inp: RunAgentInput) -> tuple[list[BaseEvent], AssistantMessage, Any]:
+        """The run's events between RUN_STARTED and RUN_FINISHED, the assistant message they
+        stream, and the RUN_FINISHED outcome."""
+        message_id = f"reply-{uuid.uuid4().hex[:8]}"
+        last = inp.messages[-1] if inp.messages else None
+        ask_again = self.fault == "frontend-tool" and last is not None and last.role == "tool"
+        if inp.resume and self.fault != "interrupt-resume":
+            return self._say(message_id, f"You answered {inp.resume[0].status}.")
+        if last is not None and last.role == "tool" and not ask_again:
+            return self._say(message_id, f"{ECHO_TOOL} returned {last.content}.")
+        prompt = _text(getattr(last, "content", "")) if last is not None else ""
+        if inp.resume or "approval" in prompt:
+            events, message, _ = self._say(message_id, "I need your approval first.")
+            interrupt = {"id": f"approve-{inp.thread_id}", "reason": "confirmation"}
+            return events, message, {"type": "interrupt", "interrupts": [interrupt]}
+        if ECHO_TOOL in prompt or ask_again:
+            call_id = f"call-{uuid.uuid4().hex[:8]}"
+            events = [
+                ToolCallStartEvent(
+                    tool_call_id=call_id, tool_call_name=ECHO_TOOL, parent_message_id=message_id
+                ),
+                ToolCallArgsEvent(tool_call_id=call_id, delta='{"x": '),
+                ToolCallArgsEvent(tool_call_id=call_id, delta="1}"),
+                ToolCallEndEvent(tool_call_id=call_id),
+            ]
+            call = ToolCall(
+                id=call_id,
+                type="function",
+                function=FunctionCall(name=ECHO_TOOL, arguments='{"x": 1}'),
+            )
+            message = AssistantMessage(id=message_id, role="assistant", tool_calls=[call])
+            return events, message, None
+        return self._say(message_id, "Hello", " there.")
+
+    @staticmethod
+    def _say(message_id: str, *deltas: str) -> tuple[list[BaseEvent], AssistantMessage, Any]:
+        events: list[BaseEvent] = [TextMessageStartEvent(message_id=message_id, role="assistant")]
+        events += [TextMessageContentEvent(message_id=message_id, delta=d) for d in deltas]
+        events.append(TextMessageEndEvent(message_id=message_id))
+        message = AssistantMessage(id=message_id, role="assistant", content="".join(deltas))
+        return events, message, None
+
+    def state_events(self, inp: RunAgentInput) -> list[BaseEvent]:
+        if not isinstance(inp.state, dict) or not inp.state:
+            return []
+        if self.fault == "state":  # the server's own copy: {"turns": n}
+            return [StateDeltaEvent(delta=[{"op": "replace", "path": "/turns", "value": 2}])]
+        return [StateDeltaEvent(delta=[{"op": "add", "path": "/agui_seen", "value": True}])]
+
+    def snapshot(self, inp: RunAgentInput, reply: AssistantMessage) -> MessagesSnapshotEvent:
+        messages = list(inp.messages)
+        if self.fault == "history":
+            users = [i for i, m in enumerate(messages) if m.role == "user"]
+            messages = messages[users[-1] :] if users else messages
+        if self.fault == "snapshot-agrees":
+            reply = reply.model_copy(update={"id": f"saved-{uuid.uuid4().hex[:8]}"})
+        return MessagesSnapshotEvent(messages=[*messages, reply])
+
+    async def stream(self, inp: RunAgentInput) -> AsyncIterator[str]:
+        lock = self.locks.setdefault(inp.thread_id, asyncio.Lock())
+        if self.fault == "disconnect":
+            await lock.acquire()  # released below only when the stream ends normally
+            async for frame in self._frames(inp):
+                yield frame
+            lock.release()
+            return
+        async with lock:
+            async for frame in self._frames(inp):
+                yield frame
+
+    async def _frames(self, inp: RunAgentInput) -> AsyncIterator[str]:
+        self.current = inp
+        await asyncio.sleep(0.01)  # both runs of the two-threads probe are in flight now
+        ids = self.current if self.fault == "two-threads" else inp
+        thread_id = "server-thread" if self.fault == "text-turn" else ids.thread_id
+        events, message, outcome = self.reply(inp)
+        events = [
+            RunStartedEvent(thread_id=thread_id, run_id=ids.run_id),
+            *self.state_events(inp),
+            *events,
+            self.snapshot(inp, message),
+            RunFinishedEvent(thread_id=thread_id, run_id=ids.run_id, outcome=outcome),
+        ]
+        for event in events:
+            yield ENCODER.encode(event)
+            await asyncio.sleep(0.001)
+
+
+def probe_app(fault: str | None = None) -> Starlette:
+    """The backend at ``POST /agent``; ``fault``: one of :data:`FAULTS`, or None."""
+    if fault is not None and fault not in FAULTS:
+        raise ValueError(f"unknown fault {fault!r}")
+    backend = ScriptedBackend(fault)
+
+    async def agent(request: Request) -> Response:
+        raw = await request.body()
+        try:
+            inp = RunAgentInput.model_validate(json.loads(raw))
+        except ValueError as exc:
+            if fault == "bad-request":
+                return PlainTextResponse(traceback.format_exc(), status_code=500)
+            return JSONResponse({"detail": str(exc)[:500]}, status_code=422)
+        return StreamingResponse(backend.stream(inp), media_type=ENCODER.get_content_type())
+
+    return Starlette(routes=[Route("/agent", agent, methods=["POST"])])
+
+
+def main() -> None:
+    import argparse
+
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description="An AG-UI backend for agui-fsm probe.")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--fault", choices=FAULTS, help="break this probe")
+    args = parser.parse_args()
+    uvicorn.run(probe_app(args.fault), host="127.0.0.1", port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
