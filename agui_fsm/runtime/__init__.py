@@ -5,11 +5,13 @@
   load_history).
 * :class:`ToolExecutor` — runs the front-end tools given as ``tools=`` once per call.
 * :class:`Message` — a thread message (assistant-ui ``ThreadMessage`` shape).
+* :func:`continue_active_run` — a run's stream taken on by a new task (the explorer's
+  restores in place).
 * :func:`from_agui_messages` / :func:`to_agui_messages` — AG-UI messages <-> thread.
 """
 
 from agui_fsm.runtime.conversions import from_agui_messages, to_agui_messages, to_agui_tools
-from agui_fsm.runtime.core import Diagnostic, ThreadRuntime
+from agui_fsm.runtime.core import Diagnostic, ThreadRuntime, continue_active_run
 from agui_fsm.runtime.history import HistoryAdapter, LoadedHistory
 from agui_fsm.runtime.messages import Message
 from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
@@ -31,6 +33,7 @@ __all__ = [
     "ToolArgsDiagnostic",
     "ToolExecutor",
     "apply_state_delta",
+    "continue_active_run",
     "from_agui_messages",
     "to_agui_messages",
     "to_agui_tools",

@@ -343,6 +343,16 @@ class ThreadRuntime:
         await self.history.flush()
 
 
+async def continue_active_run(runtime: ThreadRuntime) -> None:
+    """Stream ``runtime``'s active run on from where its agent's stream stands, until it
+    settles, as the operation that started it would: the run's error is raised, a resume it
+    made due starts. For a runtime whose objects were put back in place to an earlier moment
+    (the explorer's checkpoints, :mod:`agui_fsm.explore.checkpoint`) after the task that
+    streamed the run had ended; nothing without an active run. Raises
+    :class:`~agui_fsm.errors.UsageError` while a task still streams it."""
+    await runtime._runs.continue_active()
+
+
 def _role(message: Any) -> str:
     if isinstance(message, str):
         return "user"
@@ -351,4 +361,10 @@ def _role(message: Any) -> str:
     return message.role
 
 
-__all__ = ["AgentRunError", "Diagnostic", "ThreadRuntime", "persisted_interrupts"]
+__all__ = [
+    "AgentRunError",
+    "Diagnostic",
+    "ThreadRuntime",
+    "continue_active_run",
+    "persisted_interrupts",
+]

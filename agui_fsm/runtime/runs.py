@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agui_fsm.aggregator.snapshot import RunSnapshot
+from agui_fsm.errors import UsageError
 from agui_fsm.runtime.agent_state import AgentState
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_idle, refused_while_running
@@ -172,12 +173,38 @@ class Runs:
         self.running = True
         run.task = asyncio.current_task()
         self.outlet.notify()
+        await self._stream(run, (run_config, historical, resume))
+
+    async def continue_active(self) -> None:
+        """Stream the active run on from where its stream stands (see
+        :func:`~agui_fsm.runtime.continue_active_run`)."""
+        run = self.active
+        if run is None or run.reader is None:
+            return
+        current = asyncio.current_task()
+        if run.task is not None and run.task is not current and not run.task.done():
+            raise UsageError("continue_active_run: a task is streaming the active run")
+        run.task = current
+        await self._stream(run)
+
+    async def _stream(
+        self,
+        run: RunContext,
+        opening: tuple[Mapping[str, Any] | None, list[Message], list | None] | None = None,
+    ) -> None:
+        """Pass the run's stream through the client pipeline until the run settles, then
+        raise its error or start the resume it made due. ``opening`` (run config, the
+        thread it is asked about, resume): ask the agent first."""
         try:
-            run.start()
-            run_input = self.build_input(run_id, run_config, historical, resume)
-            self.interrupts.check_run_answers(resume)
-            self.count += 1
-            await RunStream(run, self.settings, self.diagnose).consume(self.agent.run(run_input))
+            if opening is not None:
+                run_config, historical, resume = opening
+                run.start()
+                run_input = self.build_input(run.run_id, run_config, historical, resume)
+                self.interrupts.check_run_answers(resume)
+                self.count += 1
+                run.reader = RunStream(run, self.settings, self.diagnose)
+                run.source = self.agent.run(run_input)
+            await run.reader.consume(run.source)
         except asyncio.CancelledError:
             if not run.aborted:
                 raise
@@ -191,6 +218,7 @@ class Runs:
         finally:
             run.aggregator.settle()
             self.finish(run)
+            run.reader = run.source = None
         try:
             await self._after(run)
         finally:
