@@ -160,8 +160,11 @@ def lanes(runs: Any, chunk_lanes: Any, text: Any, tools: Any, reasoning: Any) ->
     table: dict[type, Quick] = {dict: from_dict}
 
     # --- ag_ui.core models: only when the caller has loaded them ---------------------------
+    # (Loaded, not being loaded by another thread: a half-imported module lacks the classes,
+    # and the general way handles the models then.)
     core = sys.modules.get("ag_ui.core")
-    if core is not None:
+    names = ("TextMessageContentEvent", "ToolCallArgsEvent", "ReasoningMessageContentEvent")
+    if core is not None and all(hasattr(core, name) for name in names):
 
         def model_lane(take: Callable[[str, str, Any], bool], attr: str) -> Quick:
             def from_model(e: Any) -> bool:
