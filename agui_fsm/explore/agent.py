@@ -22,6 +22,10 @@ class ScriptedAgentError(RuntimeError):
 class ScriptedStream:
     """One run's event stream: yields what the harness pushes, one item at a time."""
 
+    # The future the run's consumer awaits right now belongs to its suspended frame, not
+    # to the stream's state: a checkpoint leaves it as it is (agui_fsm.explore.checkpoint).
+    __checkpoint_live__ = ("waiter",)
+
     def __init__(self, index: int, context: Any) -> None:
         self.index = index
         self.context = context
