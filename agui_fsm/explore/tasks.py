@@ -13,6 +13,8 @@ the immutable kinds may be equal copies; the futures they await are new and corr
 from __future__ import annotations
 
 import asyncio
+import dis
+import functools
 import gc
 import selectors
 import types
@@ -68,19 +70,53 @@ def innermost(task: asyncio.Task) -> Any:
 
 
 def same_wait(old: Wait, new: Wait) -> bool:
-    """Whether ``new`` (a task started again) waits as ``old`` did: same chain, and each
-    frame's locals the same objects, equal values, the same functions (code and closure),
-    or the awaited futures in each other's place."""
+    """Whether ``new`` (a task started again) waits as ``old`` did: same chain, and in each
+    frame the locals it can still read (:func:`live_locals`) the same objects, equal values,
+    the same functions (code and closure), or the awaited futures in each other's place."""
     if old.chain != new.chain or old.frames is None or new.frames is None:
         return False
     futures = {id(old.awaited): new.awaited}
-    for before, after in zip(old.frames, new.frames, strict=True):
-        if before.keys() != after.keys():
-            return False
-        for name, value in before.items():
-            if not _same(value, after[name], futures):
+    for (code, instruction), before, after in zip(old.chain, old.frames, new.frames, strict=True):
+        for name in live_locals(code, instruction):
+            if name in before and not _same(before[name], after.get(name), futures):
                 return False
     return True
+
+
+_LOADS = ("LOAD_FAST", "LOAD_CLOSURE", "LOAD_DEREF", "DELETE_FAST", "DELETE_DEREF")
+_NO_FALL_THROUGH = frozenset(
+    {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
+    | {name for name in dis.opmap if name.startswith("JUMP") and "IF" not in name}
+)
+
+
+@functools.cache
+def live_locals(code: types.CodeType, instruction: int) -> frozenset[str]:
+    """The local variables a frame of ``code`` suspended at ``instruction`` may still
+    read: every name loaded on some path from there (jumps and exception handlers
+    followed; a later store is not taken to hide a load, so the set may be larger than
+    the truth, never smaller). Every local name when the bytecode is not understood."""
+    try:
+        instructions = list(dis.get_instructions(code))
+        at = {ins.offset: index for index, ins in enumerate(instructions)}
+        handlers = dis.Bytecode(code).exception_entries
+        todo, seen, names = [at[instruction]], set(), set()
+        while todo:
+            index = todo.pop()
+            if index in seen or index >= len(instructions):
+                continue
+            seen.add(index)
+            ins = instructions[index]
+            if ins.opname.startswith(_LOADS):
+                names.update(ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+            if ins.opname not in _NO_FALL_THROUGH:
+                todo.append(index + 1)
+            if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+                todo.append(at[ins.argval])
+            todo.extend(at[h.target] for h in handlers if h.start <= ins.offset < h.end)
+        return frozenset(names)
+    except (KeyError, AttributeError, TypeError):
+        return frozenset(code.co_varnames + code.co_cellvars + code.co_freevars)
 
 
 def _same(old: Any, new: Any, futures: dict[int, Any]) -> bool:
@@ -131,7 +167,7 @@ def waiting_operations(
         if task not in queued or wait is None:
             continue
         frames = [
-            [code.co_qualname, instruction, _plain_values(values)]
+            [code.co_qualname, instruction, _plain_values(values, live_locals(code, instruction))]
             for (code, instruction), values in zip(wait.chain, wait.frames or (), strict=True)
         ]
         waiting.append([getattr(letter, "key", None), frames])
@@ -150,11 +186,13 @@ def streaming_task(
     return None
 
 
-def _plain_values(values: dict[str, Any]) -> list[list[Any]]:
-    """A frame's local variables: plain values as they are, other objects by their type."""
+def _plain_values(values: dict[str, Any], live: frozenset[str]) -> list[list[Any]]:
+    """A frame's ``live`` local variables: plain values as they are, other objects by their
+    type."""
     return sorted(
         [name, value if isinstance(value, _PLAIN) else type(value).__name__]
         for name, value in values.items()
+        if name in live
     )
 
 
