@@ -142,6 +142,8 @@ class Harness:
     def waiting(self) -> list[list[Any]]:
         """The operations waiting for their turn (see
         :func:`~agui_fsm.explore.tasks.waiting_operations`)."""
+        if not self.runtime.queued_runs:
+            return []  # quiescent: every task not in the run queue is streaming a run
         return waiting_operations(self.loop, self.tasks, _NEXT_ITEM)
 
     # -- stepping -------------------------------------------------------------------------
