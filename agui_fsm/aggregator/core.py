@@ -121,8 +121,6 @@ class RunAggregator:
         self.outcome: str | None = None
         self.pending_tool_call_ids: list[str] | None = None
         self._emitted_opaque = False
-        self.last_emit_ms: float | None = None
-        self.emit_count = 0
         self.snapshot: RunSnapshot | None = None
         self.current_event: Any = None
         self._handlers: dict[Any, Callable[[Any], None]] = {
@@ -202,12 +200,11 @@ class RunAggregator:
             self._emit_cb(snapshot)
 
     def next_snapshot(self, trigger: str) -> RunSnapshot:
-        """The snapshot :meth:`emit` hands on after ``trigger`` changed the message (counted,
-        stamped and kept as ``snapshot``), for a caller that delivers it itself."""
+        """The snapshot :meth:`emit` hands on after ``trigger`` changed the message (stamped
+        and kept as ``snapshot``), for a caller that delivers it itself."""
         store = self.store
         store.version += 1
-        self.emit_count += 1
-        at_ms = self.last_emit_ms = self._clock() * 1000
+        at_ms = self._clock() * 1000
         interrupts = self.interrupts
         if (
             interrupts is None

@@ -54,10 +54,6 @@ class RunSnapshot:
         self._meta_time = at_ms
 
     @property
-    def store_id(self) -> int:
-        return id(self._store)
-
-    @property
     def live(self) -> bool:
         return not self._store.dead
 

@@ -191,13 +191,6 @@ class CompiledMachine:
         state as it is (a streaming delta's), else None: one dict lookup."""
         return self._self_loops.get((state, trigger))
 
-    def allows(self, state: str, trigger: str) -> bool:
-        """Whether ``trigger`` has any edge out of ``state`` (guards not evaluated)."""
-        return trigger in self._edges[state]
-
-    def triggers_from(self, state: str) -> tuple[str, ...]:
-        return tuple(self._edges[state])
-
     def step(self, state: str, trigger: str, guards: Guards = _NO_GUARDS) -> Transition | None:
         """The edge ``trigger`` takes from ``state``, or None when there is none.
 

@@ -9,7 +9,7 @@ export (what history persists) skips optimistic messages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -305,13 +305,6 @@ class MessageRepository:
             if found is not None:
                 return found
         return None
-
-    def import_items(self, head_id: str | None, items: Iterable[RepositoryItem]) -> None:
-        ordered = parents_first(list(items), self.has)
-        for item in ordered:
-            self.add_or_update(item.parent_id, item.message)
-        head = head_id if head_id is not None else (ordered[-1].message.id if ordered else None)
-        self._set_head(head, prune=False)
 
     def apply_loaded(self, head_id: str | None, items: list[RepositoryItem]) -> None:
         """Replace the tree with a loaded one; a degenerate one (duplicate ids, a missing
