@@ -2,7 +2,7 @@
 
 A decoded :data:`~agui_fsm.conformance.structs.STATE_DELTA` holds ``add`` and ``replace``
 operations whose values are JSON scalars. When every operation writes in place
-(:func:`~agui_fsm.conformance.thread.slot`: a path through objects to a member, or the end
+(:func:`~agui_fsm.json_patch.slot`: a path through objects to a member, or the end
 of an array), the handler (:meth:`~agui_fsm.conformance.thread.SharedState.delta`) would
 apply them one after the other and report nothing; the lane does the same writes and
 answers True. It answers False, having changed nothing, whenever an operation has no slot
@@ -18,7 +18,8 @@ from typing import Any
 
 from agui_fsm.conformance import structs
 from agui_fsm.conformance.express import Take
-from agui_fsm.conformance.thread import SharedState, put, slot
+from agui_fsm.conformance.thread import SharedState
+from agui_fsm.json_patch import put, slot
 from agui_fsm.jsonwire import MAX_DOCUMENT_DEPTH
 
 _CONTAINERS = (dict, list)

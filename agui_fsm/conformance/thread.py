@@ -2,133 +2,26 @@
 subagents.
 
 Interrupts run on the declared interrupt table (one Lifecycle per interrupt id). State and
-activity patches are RFC 6902 (``jsonpatch``) over the document built so far; subagents have
-no table and follow verifyEvents 1.0.0 (see :mod:`agui_fsm.conformance.context`).
+activity patches are RFC 6902 over the document built so far (:mod:`agui_fsm.json_patch`,
+the runtime's engine); subagents have no table and follow verifyEvents 1.0.0 (see
+:mod:`agui_fsm.conformance.context`).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any, ClassVar
-
-import jsonpatch
-import jsonpointer
+from typing import Any
 
 from agui_fsm import jsonwire
 from agui_fsm.conformance.context import Ctx, some
 from agui_fsm.conformance.plain import PlainDelta
 from agui_fsm.conformance.tools import ToolCalls
-from agui_fsm.errors import PATCH_ERRORS
+from agui_fsm.json_patch import apply_ops, ops_of
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import COMPILED
 
 INTERRUPT = COMPILED["interrupt"]
-
-
-def ops_of(patch: list) -> list[dict[str, Any]]:
-    """Patch operations as plain dicts, whatever the event was parsed from. A wire dict's
-    value is copied when it is a container: the state must not share the caller's objects."""
-    return [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else _own(op) for op in patch]
-
-
-def _own(op: dict[str, Any]) -> dict[str, Any]:
-    value = op.get("value")
-    if isinstance(value, dict | list):
-        return {**op, "value": copy.deepcopy(value)}
-    return dict(op)
-
-
-# op name -> jsonpatch's operation class. Building the operation directly, rather than
-# through apply_patch (a JsonPatch per operation, which parses each operation twice), halves
-# the cost of a STATE_DELTA; anything unusual still goes through apply_patch.
-_OPERATIONS = jsonpatch.JsonPatch.operations
-
-
-class _Pointer(jsonpointer.JsonPointer):
-    """A JSON Pointer that remembers how its text parsed: a stream patches the same few paths
-    over and over. The memory is bounded, so it stays flat in the stream length."""
-
-    _parsed: ClassVar[dict[str, list[str]]] = {}
-
-    def __init__(self, pointer: str) -> None:
-        parts = self._parsed.get(pointer)
-        if parts is None:
-            super().__init__(pointer)  # raises on a malformed pointer, which is not kept
-            if len(self._parsed) >= 4096:
-                self._parsed.clear()
-            self._parsed[pointer] = list(self.parts)
-        else:
-            self.parts = list(parts)  # jsonpatch may assign to parts[-1]
-
-
-_NOT_FOUND = object()
-
-
-def slot(doc: Any, name: Any, path: Any) -> tuple[Any, str] | None:
-    """Where an ``add`` or ``replace`` at ``path`` writes, as (container, member), when the
-    path leads through objects only, to a member of an object (that exists, for
-    ``replace``) or the end (``-``) of an array, for ``add``: the cases done in place, as
-    jsonpatch does them. None for anything else (other array positions, escapes, the root,
-    a missing member, an operation jsonpatch would refuse), which jsonpatch then applies or
-    words. Looking changes nothing."""
-    if (name != "add" and name != "replace") or type(path) is not str:
-        return None
-    if not path.startswith("/") or "~" in path or type(doc) is not dict:
-        return None
-    last = path[1:]
-    target = doc
-    if "/" in last:
-        *walk, last = last.split("/")
-        for part in walk:
-            if type(target) is not dict:
-                return None
-            target = target.get(part, _NOT_FOUND)
-    if type(target) is list:
-        return (target, last) if name == "add" and last == "-" else None
-    if type(target) is not dict:
-        return None
-    if name == "replace" and (last == "-" or last not in target):
-        return None
-    return target, last
-
-
-def put(where: tuple[Any, str], value: Any) -> None:
-    """Write ``value`` at a :func:`slot`."""
-    target, last = where
-    if type(target) is list:
-        target.append(value)
-    else:
-        target[last] = value
-
-
-def _set_in_object(doc: Any, op: dict[str, Any]) -> bool:
-    """An ``add`` or ``replace`` done in place at its :func:`slot`; False, having changed
-    nothing, when it has none."""
-    if "value" not in op:
-        return False
-    where = slot(doc, op.get("op"), op.get("path"))
-    if where is None:
-        return False
-    put(where, op["value"])
-    return True
-
-
-def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str]:
-    """Apply operation by operation in place: (new doc, failing op index or None, error)."""
-    for i, op in enumerate(ops):
-        if type(op) is dict and _set_in_object(doc, op):
-            continue
-        try:
-            name = op.get("op")
-            operation = _OPERATIONS.get(name) if type(name) is str else None
-            if operation is not None:
-                doc = operation(op, pointer_cls=_Pointer).apply(doc)
-            else:
-                doc = jsonpatch.apply_patch(doc, [op], in_place=True)
-        except PATCH_ERRORS as exc:
-            return doc, i, str(exc) or type(exc).__name__
-    return doc, None, ""
 
 
 class SharedState:

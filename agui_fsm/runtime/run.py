@@ -18,8 +18,8 @@ from ag_ui.core import EventType, RunFinishedEvent, RunStartedEvent
 from agui_fsm.aggregator import RunAggregator, RunSnapshot, parse_outcome
 from agui_fsm.aggregator.mcp import MCP_APPS_ACTIVITY_TYPE
 from agui_fsm.errors import AguiFsmError, ProtocolViolation, StatePatchError
+from agui_fsm.json_patch import apply_state_delta
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.runtime.state import apply_state_delta
 
 if TYPE_CHECKING:
     from agui_fsm.runtime.host import RunHost

@@ -18,6 +18,12 @@ UNCHANGED = object()
 DELTA_TRIGGERS = frozenset({"TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"})
 
 
+EXECUTOR_DIAGNOSTICS = ("TOOL-ARGS-STALE", "TOOL-ARGS-DIVERGED", "TOOL-PART-MALFORMED")
+"""The ids of what the tool executor reports about its own decisions on the thread's
+tool-call parts (:class:`ToolArgsDiagnostic`). They are not rules of the event stream: every
+other id the runtime reports is a rule of the conformance catalogue."""
+
+
 class ToolArgsDiagnostic(AguiFsmError):
     """The executor did not run a tool because of its arguments (never a tool failure).
 
