@@ -13,6 +13,7 @@ from typing import Any
 
 from agui_fsm.errors import InvalidTableError
 from agui_fsm.machines import ALL_TABLES, CompiledMachine, MachineTable
+from agui_fsm.machines.plans import CLIENT, VALIDATOR, BoundMachine
 from agui_fsm.machines.table import PROFILES
 from agui_fsm.vocabulary import AGUI_EVENT_TYPES, CLIENT_ACTIONS, is_known_trigger
 
@@ -118,6 +119,15 @@ COMPILED_BY_PROFILE: dict[str, dict[str, CompiledMachine]] = {
 }
 #: The default (``spec``) profile's compiled machines.
 COMPILED: dict[str, CompiledMachine] = COMPILED_BY_PROFILE["spec"]
+CLIENT_BY_PROFILE: dict[str, dict[str, BoundMachine]] = {
+    profile: {t.name: CLIENT.machine(t, profile) for t in ALL_TABLES} for profile in PROFILES
+}
+"""Per profile, the machines the client (aggregator and runtime) drives: the tables bound to
+its guards and effects (their plans are compiled when first used)."""
+VALIDATOR_MACHINES: dict[str, BoundMachine] = {
+    t.name: VALIDATOR.machine(t, "spec") for t in ALL_TABLES
+}
+"""The machines the conformance validator drives: the spec profile, its guard readings."""
 
 
 def machine_to_dict(table: MachineTable) -> dict[str, Any]:

@@ -27,16 +27,8 @@ from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.apps import ToolApps
 from agui_fsm.aggregator.content import StreamTiming, run_metadata
 from agui_fsm.aggregator.identity import MessageIdentity
-from agui_fsm.aggregator.machine import PartMachine
-from agui_fsm.aggregator.outcome import parse_outcome, pending_tool_call_ids
-from agui_fsm.aggregator.parts import (
-    CLIENT,
-    MISSING,
-    REASONING_MACHINE,
-    TEXT_MACHINE,
-    TOOL_MACHINE,
-    ToolCallState,
-)
+from agui_fsm.aggregator.outcome import StatusChange, parse_outcome, pending_tool_call_ids
+from agui_fsm.aggregator.parts import MISSING, ToolCallState
 from agui_fsm.aggregator.reasoning import ReasoningParts
 from agui_fsm.aggregator.snapshot import RunSnapshot
 from agui_fsm.aggregator.store import PartStore
@@ -44,7 +36,7 @@ from agui_fsm.aggregator.streaming import continue_delta
 from agui_fsm.aggregator.text import TextParts
 from agui_fsm.aggregator.tools import ToolCalls
 from agui_fsm.machines.table import DEFAULT_PROFILE
-from agui_fsm.spec import COMPILED_BY_PROFILE
+from agui_fsm.spec import CLIENT_BY_PROFILE
 
 E = EventType
 _NAMES = {kind: kind.value for kind in EventType}  # an enum's .value is a Python-level read
@@ -101,7 +93,7 @@ class RunAggregator:
         profile: str = DEFAULT_PROFILE,
     ) -> None:
         self.profile = profile
-        self.machines = COMPILED_BY_PROFILE[profile]
+        self.machines = CLIENT_BY_PROFILE[profile]
         self._status_machine = self.machines["message_status"]
         self.show_thinking = show_thinking
         self._emit_cb = emit
@@ -155,8 +147,8 @@ class RunAggregator:
     def cancel(self) -> None:
         """The client aborted the run: the message ends incomplete/cancelled (in the spec
         profile only while the run has not finished: a finished run keeps its outcome)."""
-        taken = self._status_machine.step(self.status or "running", "cancel")
-        self.status = taken.dest if taken is not None else "incomplete_cancelled"
+        step = self._status_machine.plan(self.status or "running", "cancel", None, StatusChange())
+        self.status = step.dest if step is not None else "incomplete_cancelled"
         self.emit("cancel")
 
     def fail(self, message: str | None) -> None:
@@ -167,7 +159,7 @@ class RunAggregator:
 
     def settle(self) -> None:
         """The run is over: every open part takes its ``run_settled`` edge."""
-        self.store.settle(CLIENT)
+        self.store.settle()
 
     @property
     def has_unresolved_tool_calls(self) -> bool:
@@ -223,7 +215,7 @@ class RunAggregator:
 
     def _reset_parts(self) -> None:
         old = self.store
-        old.settle(CLIENT)
+        old.settle()
         old.dead = True
         self.store = PartStore()
 
@@ -263,13 +255,8 @@ class RunAggregator:
             self.interrupts = None
         # The status is the message_status edge RUN_FINISHED takes from running; the
         # results the client holds are the runtime's to weigh (client_results_resolve_all).
-        guards = {
-            "has_interrupt": kind == "interrupt",
-            "outcome_success": kind == "success",
-            "has_unresolved_tool_calls": self.has_unresolved_tool_calls,
-        }
-        taken = self._status_machine.step("running", "RUN_FINISHED", guards)
-        self.status = taken.dest if taken is not None else "complete"
+        step = self._status_machine.plan("running", "RUN_FINISHED", None, StatusChange(self))
+        self.status = step.dest if step is not None else "complete"
         self.emit("RUN_FINISHED")
 
     def _on_run_error(self, event: Any) -> None:
@@ -357,17 +344,3 @@ class RunAggregator:
     def _on_activity_snapshot(self, event: Any) -> None:
         if self.apps.activity(self.store, event):
             self.emit("ACTIVITY_SNAPSHOT")
-
-
-PART_OWNERS: dict[str, tuple[type[PartMachine], ...]] = {
-    TEXT_MACHINE.name: (TextParts,),
-    REASONING_MACHINE.name: (ReasoningParts,),
-    TOOL_MACHINE.name: (ToolCalls, ToolApps),
-}
-"""Per part machine, the owners that fire its edges (each owns a disjoint set of triggers)."""
-
-AGGREGATOR_EFFECTS: dict[str, frozenset[str]] = {
-    name: frozenset().union(*(owner.implemented_effects() for owner in owners))
-    for name, owners in PART_OWNERS.items()
-}
-"""Per machine, the effects the aggregator implements (the runtime implements the others)."""

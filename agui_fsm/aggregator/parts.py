@@ -15,23 +15,13 @@ from typing import Any
 
 from agui_fsm.jsonwire import check_text_depth
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED
+from agui_fsm.spec import CLIENT_BY_PROFILE
 
-TEXT_MACHINE = COMPILED["text_message"]
-REASONING_MACHINE = COMPILED["reasoning_message"]
-TOOL_MACHINE = COMPILED["tool_call"]
+TEXT_MACHINE = CLIENT_BY_PROFILE["spec"]["text_message"]
+REASONING_MACHINE = CLIENT_BY_PROFILE["spec"]["reasoning_message"]
+TOOL_MACHINE = CLIENT_BY_PROFILE["spec"]["tool_call"]
 
 AGUI_NAMESPACE = "agui"
-
-# The aggregator is the client: it takes the tables' by_client edges too.
-CLIENT: dict[str, bool] = {"by_client": True}
-APP_RESULT: dict[str, bool] = {"by_client": True, "has_app_result": True}
-APP: dict[str, bool] = {"by_client": True, "is_mcp_app": True}
-APP_WITH_RESULT: dict[str, bool] = {
-    "by_client": True,
-    "is_mcp_app": True,
-    "snapshot_has_result": True,
-}
 
 
 def json_stringify(value: Any) -> str:
@@ -201,6 +191,9 @@ class ToolCallState:
     )
 
     kind = "tool-call"
+    in_message = False
+    """The tool_call effects write the run's state of the call, not a message's part (see
+    :mod:`agui_fsm.aggregator.tool_results`)."""
 
     def __init__(self, tool_call_id: str, life: Lifecycle | None = None) -> None:
         self.tool_call_id = tool_call_id

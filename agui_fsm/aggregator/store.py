@@ -49,8 +49,8 @@ class PartStore:
         for tool in self.tools.values():
             yield tool.life
 
-    def settle(self, guards: dict[str, bool]) -> None:
-        """The run is over: every part that can takes its ``run_settled`` edge."""
+    def settle(self) -> None:
+        """The run is over: every part that can takes its ``run_settled`` edge (it has no
+        guard and no effect)."""
         for life in self.lifecycles():
-            if life.can("run_settled", guards):
-                life.fire("run_settled", guards)
+            life.try_take("run_settled", None, self, None, None)

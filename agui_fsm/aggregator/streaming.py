@@ -9,6 +9,8 @@ from typing import Any
 
 from ag_ui.core import EventType
 
+from agui_fsm.trace import ACTIVE_TRACES
+
 _TEXT, _TEXT_NAME = EventType.TEXT_MESSAGE_CONTENT, "TEXT_MESSAGE_CONTENT"
 _ARGS, _ARGS_NAME = EventType.TOOL_CALL_ARGS, "TOOL_CALL_ARGS"
 
@@ -32,7 +34,7 @@ def continue_delta(agg: Any, event: Any) -> bool:
         ):
             return False
         part = store.text.get(message_id)
-        if part is None or not agg.text.continue_stream(store, part, _TEXT_NAME, event):
+        if part is None or not _continue(agg.text, store, part, _TEXT_NAME, event):
             return False
         agg.current_event = event
         agg.timing.total_chunks += 1
@@ -41,9 +43,20 @@ def continue_delta(agg: Any, event: Any) -> bool:
     if kind is _ARGS:
         tool_call_id = event.tool_call_id
         tool = store.tools.get(tool_call_id) if tool_call_id else None
-        if tool is None or not agg.tools.continue_stream(store, tool, _ARGS_NAME, event):
+        if tool is None or not _continue(agg.tools, store, tool, _ARGS_NAME, event):
             return False
         agg.current_event = event
         agg.emit(_ARGS_NAME)
         return True
     return False
+
+
+def _continue(owner: Any, store: Any, part: Any, trigger: str, event: Any) -> bool:
+    life = part.life
+    step = life.machine.loop(life.state, trigger)
+    if step is None:
+        return False
+    if ACTIVE_TRACES:
+        life.record(trigger, step.transition)
+    step.run(owner, store, part, event)
+    return True

@@ -9,6 +9,8 @@
 """
 
 from agui_fsm.json_patch import apply_state_delta
+from agui_fsm.machines import ALL_TABLES
+from agui_fsm.machines.plans import CLIENT
 from agui_fsm.runtime.conversions import from_agui_messages, to_agui_messages, to_agui_tools
 from agui_fsm.runtime.core import Diagnostic, ThreadRuntime
 from agui_fsm.runtime.history import HistoryAdapter, LoadedHistory
@@ -17,6 +19,9 @@ from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
 from agui_fsm.runtime.run import AgentRunError
 from agui_fsm.runtime.settings import RuntimeOptions
 from agui_fsm.runtime.tool_executor import ToolArgsDiagnostic, ToolExecutor
+
+# The client is complete: every guard and effect of every table has its one implementation.
+CLIENT.check(ALL_TABLES)
 
 __all__ = [
     "AgentRunError",

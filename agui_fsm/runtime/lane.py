@@ -107,10 +107,10 @@ class DeltaLane:
         if part is self._part and state == self._state:
             taken, effects = self._step
         else:
-            taken = life.machine.self_loop(state, trigger)
-            if taken is None:
+            step = life.machine.loop(state, trigger)
+            if step is None:
                 return False
-            effects = owner._effects[id(taken)]
+            taken, effects = step.transition, step.effects
             self._part, self._state, self._step = part, state, (taken, effects)
         # From here on the general way would take this delta to continue_delta.
         run.index += 1
@@ -128,21 +128,11 @@ class DeltaLane:
         if trigger is _TEXT:
             self.timing.total_chunks += 1
         snapshot = agg.next_snapshot(trigger)
-        # RunContext.apply_update(snapshot), its commonest case inline
+        # RunContext.apply_update(snapshot), its commonest case first (update_if_present's)
         target = run.assistant_id
         node = self._nodes.get(target) if target is not None else None
-        if node is not None:
-            message = node.message
-            status = message.status_life
-            if (
-                message._source is not None
-                and snapshot.status_name == "running"
-                and status is not None
-                and status.state == "running"
-                and message.role == "assistant"
-            ):
-                message._source = snapshot  # Message.attach of a later snapshot
-                self._notify()
-                return True
+        if node is not None and node.message.show_streaming(snapshot):
+            self._notify()
+            return True
         run.apply_update(snapshot)
         return True

@@ -140,16 +140,11 @@ class RunStream:
                 self.diagnose(exc, run)
                 return
             raise
-        if run.rejects_outcome(event):
-            rejected = EventSchemaError(
-                "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
-                "profile's schema predates AG-UI 1.0)",
-                rule="SCHEMA-004",
-                index=index,
-                event_type="RUN_FINISHED",
-            )
+        try:
+            run.check_outcome(event)
+        except EventSchemaError as rejected:
             if not self.lenient:
-                raise rejected
+                raise
             self.diagnose(rejected, run)
             return
         self._validated(
