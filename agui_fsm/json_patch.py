@@ -24,7 +24,7 @@ import jsonpatch
 import jsonpointer
 
 from agui_fsm.errors import StatePatchError
-from agui_fsm.jsonwire import DEPTH_RULE, document_problem
+from agui_fsm.jsonwire import DEPTH_RULE, MAX_DOCUMENT_DEPTH, document_problem
 
 PATCH_ERRORS: tuple[type[Exception], ...] = (
     jsonpatch.JsonPatchException,
@@ -130,6 +130,38 @@ def put(where: tuple[Any, str], value: Any) -> None:
         target.append(value)
     else:
         target[last] = value
+
+
+_CONTAINERS = (dict, list)
+
+
+def planned_writes(doc: Any, ops: Any) -> list[tuple[tuple[Any, str], Any]] | None:
+    """Where each of ``ops`` (``add`` or ``replace`` with a JSON scalar value, read as
+    ``op.op``, ``op.path`` and ``op.value``) writes in ``doc``, every :func:`slot` found
+    before any is written; None unless each has one within the depth bound and, when there
+    are several, none would replace an object or an array (a later path could lead through
+    it). Writing them (:func:`put`) is then what :func:`apply_ops` does, and cannot fail."""
+    if len(ops) == 1:
+        op = ops[0]
+        where = _bounded_slot(doc, op)
+        return None if where is None else [(where, op.value)]
+    slots = []
+    for op in ops:
+        where = _bounded_slot(doc, op)
+        if where is None:
+            return None
+        target, last = where
+        if type(target) is dict and type(target.get(last)) in _CONTAINERS:
+            return None
+        slots.append((where, op.value))
+    return slots
+
+
+def _bounded_slot(doc: Any, op: Any) -> tuple[Any, str] | None:
+    path = op.path
+    if len(path) > MAX_DOCUMENT_DEPTH and path.count("/") > MAX_DOCUMENT_DEPTH:
+        return None
+    return slot(doc, op.op, path)
 
 
 def set_in_place(doc: Any, op: dict[str, Any]) -> bool:

@@ -120,12 +120,13 @@ COMPILED_BY_PROFILE: dict[str, dict[str, CompiledMachine]] = {
 #: The default (``spec``) profile's compiled machines.
 COMPILED: dict[str, CompiledMachine] = COMPILED_BY_PROFILE["spec"]
 CLIENT_BY_PROFILE: dict[str, dict[str, BoundMachine]] = {
-    profile: {t.name: CLIENT.machine(t, profile) for t in ALL_TABLES} for profile in PROFILES
+    profile: {t.name: CLIENT.machine(t, profile, compiled[t.name]) for t in ALL_TABLES}
+    for profile, compiled in COMPILED_BY_PROFILE.items()
 }
 """Per profile, the machines the client (aggregator and runtime) drives: the tables bound to
 its guards and effects (their plans are compiled when first used)."""
 VALIDATOR_MACHINES: dict[str, BoundMachine] = {
-    t.name: VALIDATOR.machine(t, "spec") for t in ALL_TABLES
+    t.name: VALIDATOR.machine(t, "spec", COMPILED[t.name]) for t in ALL_TABLES
 }
 """The machines the conformance validator drives: the spec profile, its guard readings."""
 

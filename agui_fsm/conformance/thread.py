@@ -14,14 +14,42 @@ import json
 from typing import Any
 
 from agui_fsm import jsonwire
-from agui_fsm.conformance.context import Ctx, some
-from agui_fsm.conformance.plain import PlainDelta
+from agui_fsm.conformance.context import PLAIN, Ctx, Reading, Report, some
+from agui_fsm.conformance.parse import PlainDelta
 from agui_fsm.conformance.tools import ToolCalls
-from agui_fsm.json_patch import apply_ops, ops_of
+from agui_fsm.json_patch import apply_ops, ops_of, planned_writes, put
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED
+from agui_fsm.spec import VALIDATOR_MACHINES
 
-INTERRUPT = COMPILED["interrupt"]
+INTERRUPT = VALIDATOR_MACHINES["interrupt"]
+
+
+_ANSWERS = {b: Reading(resolved=b) for b in (True, False)}
+
+
+class _Write:
+    __slots__ = ("op", "path", "value")
+
+    def __init__(self, op: str, path: str, value: Any) -> None:
+        self.op, self.path, self.value = op, path, value
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _scalar_writes(ops: list[dict[str, Any]]) -> list[_Write] | None:
+    """The operations as :class:`_Write` s when every one is an ``add`` or ``replace`` of a
+    JSON scalar at a string path (what a STATE_DELTA struct carries), else None."""
+    out = []
+    for op in ops:
+        name, path = op.get("op"), op.get("path")
+        if (name != "add" and name != "replace") or type(path) is not str or "value" not in op:
+            return None
+        value = op["value"]
+        if type(value) not in _SCALARS:
+            return None
+        out.append(_Write(name, path, value))
+    return out
 
 
 class SharedState:
@@ -41,14 +69,31 @@ class SharedState:
         if has_input_state:
             self.known, self.doc = True, copy.deepcopy(input_state)
 
-    def snapshot(self, ev) -> None:
+    def snapshot(self, ev: Any, report: Report) -> None:
         self.known, self.doc = True, ev.snapshot if self.ctx.owned else copy.deepcopy(ev.snapshot)
 
-    def delta(self, ev) -> None:
+    def take_in_place(self, ops: Any) -> bool:
+        """A STATE_DELTA whose operations are all in-place writes of scalars (read as
+        ``op.op``, ``op.path``, ``op.value``; see :func:`~agui_fsm.json_patch.planned_writes`):
+        True once written (or ignored, while the state is unknown); False, nothing changed,
+        for any other (:meth:`delta` applies those). The fast path of a STATE_DELTA struct."""
+        if not self.known:
+            return True  # a delta to a state nobody sent is not judged
+        writes = planned_writes(self.doc, ops)
+        if writes is None:
+            return False
+        for where, value in writes:
+            put(where, value)
+        return True
+
+    def delta(self, ev: Any, report: Report) -> None:
         if not self.known:
             return
         # A plain delta's operations were decoded for this event alone: nothing to copy.
         ops = ev.delta if type(ev) is PlainDelta else ops_of(ev.delta)
+        scalar = _scalar_writes(ops)
+        if scalar is not None and self.take_in_place(scalar):
+            return
         self.doc, failed, error = apply_ops(self.doc, ops)
         too_deep = jsonwire.document_problem(self.doc, ops)
         if too_deep is not None:
@@ -75,12 +120,12 @@ class SharedState:
         if failed:
             self.known, self.doc = False, None
 
-    def activity_snapshot(self, ev) -> None:
+    def activity_snapshot(self, ev: Any, report: Report) -> None:
         if ev.replace is False and ev.message_id in self.activities:
             return
         self.activities[ev.message_id] = copy.deepcopy(ev.content)
 
-    def activity_delta(self, ev) -> None:
+    def activity_delta(self, ev: Any, report: Report) -> None:
         mid = ev.message_id
         if mid not in self.activities:
             self.ctx.emit(
@@ -191,7 +236,7 @@ class Interrupts:
                 continue
             seen.add(intr.id)
             lc = Lifecycle(INTERRUPT, intr.id)
-            lc.fire("RUN_FINISHED")
+            lc.take("RUN_FINISHED", PLAIN)
             self.pending[intr.id] = (lc, intr.tool_call_id)
             if intr.tool_call_id is not None:
                 why = self.tools.gate(intr.tool_call_id)
@@ -216,9 +261,7 @@ class Interrupts:
                     )
                     continue
                 lc, tid = found
-                lc.fire(
-                    "submit_interrupt_responses", {"response_resolved": entry.status == "resolved"}
-                )
+                lc.take("submit_interrupt_responses", _ANSWERS[entry.status == "resolved"])
                 if tid is not None:
                     self.tools.approve(tid)
         if self.pending and run_input is not None:
@@ -232,7 +275,7 @@ class Interrupts:
 
     def supersede(self, trigger: str) -> None:
         for lc, _ in self.pending.values():
-            lc.fire(trigger)
+            lc.take(trigger, PLAIN)
         self.pending.clear()
 
 
@@ -250,7 +293,7 @@ class Subagents:
         self.active.clear()
         self.closed.clear()
 
-    def started(self, ev) -> None:
+    def started(self, ev: Any, report: Report) -> None:
         sid, parent = ev.subagent_run_id, ev.parent_subagent_run_id
         if sid in self.active:
             self.ctx.emit(
@@ -271,7 +314,7 @@ class Subagents:
             )
         self.active.add(sid)
 
-    def ended(self, ev) -> None:
+    def ended(self, ev: Any, report: Report) -> None:
         sid = ev.subagent_run_id
         if sid not in self.active:
             self.ctx.emit("SUB-004", f"no subagent {sid!r} is active; send SUBAGENT_STARTED first")

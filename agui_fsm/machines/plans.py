@@ -79,8 +79,18 @@ class BoundMachine(CompiledMachine):
 
     __slots__ = ("_candidates", "_fixed", "driver")
 
-    def __init__(self, table: MachineTable, profile: str, driver: Driver) -> None:
-        super().__init__(table, profile)
+    def __init__(
+        self,
+        table: MachineTable,
+        profile: str,
+        driver: Driver,
+        compiled: CompiledMachine | None = None,
+    ) -> None:
+        if compiled is None:
+            super().__init__(table, profile)
+        else:  # the table's compiled edges, shared
+            self.table, self.profile = compiled.table, compiled.profile
+            self._edges, self._unguarded = compiled.edges(), compiled.unguarded()
         self.driver = driver
         self._candidates: dict[tuple[str, str], tuple[_Candidate, ...]] | None = None
         self._fixed: dict[tuple[str, str], Step] = {}
@@ -124,6 +134,16 @@ class BoundMachine(CompiledMachine):
         step = self.fixed(state, trigger)
         return step if step is not None and step.dest == state else None
 
+    def sole_loop(self, trigger: str, *args: Any) -> tuple[str, Step]:
+        """The state and the step of ``trigger`` when it has a step from exactly one state and
+        it is a self-loop there (a streaming delta's), given ``args``; InvalidTableError
+        otherwise (a fast path that relies on it must not outlive a change of the table)."""
+        steps = self.plans(trigger, *args)
+        if len(steps) != 1 or any(step.dest != state for state, step in steps.items()):
+            raise InvalidTableError(f"{self.name}: {trigger} is no longer one self-loop")
+        ((state, step),) = steps.items()
+        return state, step
+
     def plan(self, state: str, trigger: str, *args: Any) -> Step | None:
         """The step ``trigger`` takes from ``state``, the guards evaluated on ``args`` in
         declaration order (the first candidate whose guards pass), or None."""
@@ -137,10 +157,15 @@ class BoundMachine(CompiledMachine):
             if step is not None:
                 return step
         for candidate in candidates.get((state, trigger), ()):
-            if all(g(*args) for g in candidate.when) and not any(
-                g(*args) for g in candidate.unless
-            ):
-                return candidate.step
+            for guard in candidate.when:
+                if not guard(*args):
+                    break
+            else:
+                for guard in candidate.unless:
+                    if guard(*args):
+                        break
+                else:
+                    return candidate.step
         return None
 
     def plans(self, trigger: str, *args: Any) -> dict[str, Step]:
@@ -280,12 +305,18 @@ class Driver:
                 out.append(effect)
         return tuple(out)
 
-    def machine(self, table: MachineTable, profile: str = DEFAULT_PROFILE) -> BoundMachine:
-        """``table`` compiled for ``profile`` and bound to this driver (cached)."""
+    def machine(
+        self,
+        table: MachineTable,
+        profile: str = DEFAULT_PROFILE,
+        compiled: CompiledMachine | None = None,
+    ) -> BoundMachine:
+        """``table`` compiled for ``profile`` (``compiled``, when given, is that already) and
+        bound to this driver (cached)."""
         key = (table.name, profile)
         bound = self._bound.get(key)
         if bound is None:
-            bound = self._bound[key] = BoundMachine(table, profile, self)
+            bound = self._bound[key] = BoundMachine(table, profile, self, compiled)
         return bound
 
 

@@ -184,6 +184,14 @@ class CompiledMachine:
     def name(self) -> str:
         return self.table.name
 
+    def edges(self) -> dict[str, dict[str, tuple[Transition, ...]]]:
+        """``{state: {trigger: candidate edges in declaration order}}`` (read only)."""
+        return self._edges
+
+    def unguarded(self) -> dict[tuple[str, str], Transition]:
+        """``{(state, trigger): edge}`` where the first candidate has no guard (read only)."""
+        return self._unguarded
+
     def step(self, state: str, trigger: str, guards: Guards = _NO_GUARDS) -> Transition | None:
         """The edge ``trigger`` takes from ``state``, or None when there is none.
 
@@ -255,6 +263,16 @@ class Lifecycle:
         for effect in step.effects:
             effect(*args)
         return step
+
+    def follow(self, trigger: str, step: Any, *args: Any) -> None:
+        """Take ``step``, the plan already looked up for ``trigger`` from the current state
+        (a fast path reads a plan once and follows it over and over)."""
+        if ACTIVE_TRACES:
+            self.record(trigger, step.transition)
+        self.state = step.dest
+        if args:
+            for effect in step.effects:
+                effect(*args)
 
     def record(self, trigger: str, taken: Transition) -> None:
         """Write ``taken``, about to be taken from the current state, to the active trace."""

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agui_fsm import jsonwire
-from agui_fsm.conformance.plain import plain_delta
+from agui_fsm.conformance.parse import plain_delta
 from agui_fsm.conformance.shape import CHECKS
 from agui_fsm.json_patch import ops_of
 
