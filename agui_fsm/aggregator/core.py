@@ -26,13 +26,13 @@ from ag_ui.core import BaseEvent, EventType
 from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.apps import ToolApps
 from agui_fsm.aggregator.content import StreamTiming, run_metadata
+from agui_fsm.aggregator.deltas import ARGS, TEXT, DeltaPlan, plan_delta
 from agui_fsm.aggregator.identity import MessageIdentity
 from agui_fsm.aggregator.outcome import StatusChange, parse_outcome, pending_tool_call_ids
 from agui_fsm.aggregator.parts import MISSING, ToolCallState
 from agui_fsm.aggregator.reasoning import ReasoningParts
 from agui_fsm.aggregator.snapshot import RunSnapshot
 from agui_fsm.aggregator.store import PartStore
-from agui_fsm.aggregator.streaming import continue_delta
 from agui_fsm.aggregator.text import TextParts
 from agui_fsm.aggregator.tools import ToolCalls
 from agui_fsm.machines.table import DEFAULT_PROFILE
@@ -115,6 +115,7 @@ class RunAggregator:
         self._emitted_opaque = False
         self.snapshot: RunSnapshot | None = None
         self.current_event: Any = None
+        self._delta_plan: DeltaPlan | None = None
         self._handlers: dict[Any, Callable[[Any], None]] = {
             kind: getattr(self, name) for kind, name in _HANDLERS.items()
         }
@@ -125,10 +126,44 @@ class RunAggregator:
         """Apply one event (other event types, RAW included, are ignored)."""
         handler = self._handlers.get(event.type)
         if handler is not None:
+            self._delta_plan = None  # the event may change what a plan read
             self.current_event = event
             handler(event)
 
-    continue_delta = continue_delta  # a method: the aggregator is its first argument
+    def delta_plan(self, trigger: str, key: Any) -> DeltaPlan | None:
+        """The step plan of a streaming delta (``trigger`` TEXT_MESSAGE_CONTENT or
+        TOOL_CALL_ARGS, naming ``key``) when it continues the part it names, else None (then
+        :meth:`handle` it). Kept until the next event :meth:`handle` takes."""
+        plan = self._delta_plan
+        if (
+            plan is not None
+            and plan.key == key
+            and plan.trigger == trigger
+            and plan.part.life.state == plan.state  # a client edge may have moved the part
+        ):
+            return plan
+        plan = self._delta_plan = plan_delta(self, trigger, key)
+        return plan
+
+    def continue_delta(self, event: Any) -> bool:
+        """A TEXT_MESSAGE_CONTENT or TOOL_CALL_ARGS continuing the part it names (most of a
+        stream), applied and emitted as :meth:`handle` would; False, with nothing done, for
+        anything else (then :meth:`handle` it)."""
+        kind = event.type
+        if not event.delta:
+            return False
+        if kind is E.TEXT_MESSAGE_CONTENT:
+            plan = self.delta_plan(TEXT, event.message_id)
+        elif kind is E.TOOL_CALL_ARGS:
+            plan = self.delta_plan(ARGS, event.tool_call_id)
+        else:
+            return False
+        if plan is None:
+            return False
+        snapshot = plan.take(event)
+        if self._emit_cb is not None:
+            self._emit_cb(snapshot)
+        return True
 
     def has_tool_call(self, tool_call_id: str) -> bool:
         return tool_call_id in self.store.tools
@@ -147,18 +182,21 @@ class RunAggregator:
     def cancel(self) -> None:
         """The client aborted the run: the message ends incomplete/cancelled (in the spec
         profile only while the run has not finished: a finished run keeps its outcome)."""
+        self._delta_plan = None
         step = self._status_machine.plan(self.status or "running", "cancel", None, StatusChange())
         self.status = step.dest if step is not None else "incomplete_cancelled"
         self.emit("cancel")
 
     def fail(self, message: str | None) -> None:
         """The run failed outside the stream (agent exception, protocol violation)."""
+        self._delta_plan = None
         self.status = "incomplete_error"
         self.error = message
         self.emit("agent_error")
 
     def settle(self) -> None:
         """The run is over: every open part takes its ``run_settled`` edge."""
+        self._delta_plan = None
         self.store.settle()
 
     @property

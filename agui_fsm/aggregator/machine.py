@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from agui_fsm.aggregator.store import PartStore
+from agui_fsm.errors import InvalidTransition
 from agui_fsm.machines.plans import Step
+from agui_fsm.trace import ACTIVE_TRACES
 
 
 class PartMachine:
@@ -19,8 +21,21 @@ class PartMachine:
 
     def fire(self, store: PartStore, entry: Any, trigger: str, event: Any) -> Step:
         """Take ``trigger``'s edge (InvalidTransition when there is none)."""
-        return entry.life.take(trigger, self, store, entry, event)
+        step = self.fire_if_any(store, entry, trigger, event)
+        if step is None:
+            raise InvalidTransition(entry.life.machine.name, entry.life.state, trigger)
+        return step
 
     def fire_if_any(self, store: PartStore, entry: Any, trigger: str, event: Any) -> Step | None:
-        """Take ``trigger``'s edge when the part has one (None, nothing done, otherwise)."""
-        return entry.life.try_take(trigger, self, store, entry, event)
+        """Take ``trigger``'s edge when the part has one (None, nothing done, otherwise):
+        ``Lifecycle.try_take`` with this owner's arguments spelled out (once per event)."""
+        life = entry.life
+        step = life.machine.plan(life.state, trigger, self, store, entry, event)
+        if step is None:
+            return None
+        if ACTIVE_TRACES:
+            life.record(trigger, step.transition)
+        life.state = step.dest
+        for effect in step.effects:
+            effect(self, store, entry, event)
+        return step

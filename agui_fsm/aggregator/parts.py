@@ -77,7 +77,7 @@ def _join(chunks: list[str]) -> str:
 
 
 class TextPart:
-    __slots__ = ("_dict", "anchored", "chunks", "key", "length", "life")
+    __slots__ = ("anchored", "cached", "chunks", "key", "length", "life")
 
     kind = "text"
 
@@ -87,28 +87,23 @@ class TextPart:
         self.length = 0
         self.life = Lifecycle(TEXT_MACHINE, key)
         self.anchored: list[ToolCallState] = []
-        self._dict: dict | None = None
-
-    def append(self, delta: str) -> None:
-        self.chunks.append(delta)
-        self.length += len(delta)
-        self._dict = None
+        self.cached: dict | None = None
 
     @property
     def text(self) -> str:
         return _join(self.chunks)
 
     def materialize(self) -> dict | None:
-        if self._dict is None:
+        if self.cached is None:
             text = self.text
-            self._dict = {"type": "text", "text": text} if text.strip() else {}
-        return self._dict or None
+            self.cached = {"type": "text", "text": text} if text.strip() else {}
+        return self.cached or None
 
 
 class ReasoningBlock:
     __slots__ = (
-        "_dict",
         "anonymous",
+        "cached",
         "chunks",
         "key",
         "life",
@@ -127,14 +122,14 @@ class ReasoningBlock:
         self.signature_id: str | None = None
         self.reasoning_id: str | None = None
         self.anonymous = anonymous
-        self._dict: dict | None = None
+        self.cached: dict | None = None
 
     def append(self, delta: str) -> None:
         self.chunks.append(delta)
-        self._dict = None
+        self.cached = None
 
     def touch(self) -> None:
-        self._dict = None
+        self.cached = None
 
     @property
     def text(self) -> str:
@@ -144,7 +139,7 @@ class ReasoningBlock:
         text = self.text
         if not text and not active:
             return None
-        if self._dict is None:
+        if self.cached is None:
             part: dict[str, Any] = {"type": "reasoning", "text": text}
             meta = {}
             if self.reasoning_id is not None:
@@ -153,33 +148,33 @@ class ReasoningBlock:
                 meta["encryptedValue"] = self.signature
             if meta:
                 part["providerMetadata"] = {AGUI_NAMESPACE: meta}
-            self._dict = part
-        return self._dict
+            self.cached = part
+        return self.cached
 
 
 class DataPart:
-    __slots__ = ("_dict", "name", "value")
+    __slots__ = ("cached", "name", "value")
 
     kind = "data"
 
     def __init__(self, name: str, value: Any) -> None:
         self.name = name
         self.value = value
-        self._dict = {"type": "data", "name": name, "data": value}
+        self.cached = {"type": "data", "name": name, "data": value}
 
     def materialize(self) -> dict:
-        return self._dict
+        return self.cached
 
 
 class ToolCallState:
     __slots__ = (
-        "_dict",
         "_parsed",
         "_parsed_for",
         "app_result_applied",
         "app_server_id",
         "app_uri",
         "args_chunks",
+        "cached",
         "is_error",
         "life",
         "model_content",
@@ -211,16 +206,12 @@ class ToolCallState:
         self.app_server_id: str | None = None
         self.model_content: list | None = None
         self.app_result_applied = False
-        self._dict: dict | None = None
+        self.cached: dict | None = None
         self._parsed_for: str | None = None
         self._parsed: Any = MISSING
 
     def touch(self) -> None:
-        self._dict = None
-
-    def append_args(self, delta: str) -> None:
-        self.args_chunks.append(delta)
-        self._dict = None
+        self.cached = None
 
     @property
     def args_text(self) -> str:
@@ -242,7 +233,7 @@ class ToolCallState:
         return self._parsed if self._parsed is not None else {}
 
     def materialize(self) -> dict:
-        if self._dict is None:
+        if self.cached is None:
             part: dict[str, Any] = {
                 "type": "tool-call",
                 "toolCallId": self.tool_call_id,
@@ -265,8 +256,8 @@ class ToolCallState:
                 part["parentId"] = self.parent_message_id
             if self.tool_message_id:
                 part["unstable_toolMessageId"] = self.tool_message_id
-            self._dict = part
-        return self._dict
+            self.cached = part
+        return self.cached
 
 
 Entry = TextPart | ReasoningBlock | DataPart | ToolCallState

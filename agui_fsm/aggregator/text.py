@@ -84,7 +84,10 @@ def target_text_part(owner: TextParts, store: PartStore, part: TextPart, event: 
 @CLIENT.effect(_TEXT)
 def append_text(owner: TextParts, store: PartStore, part: TextPart, event: Any) -> None:
     store.active_text = part
-    part.append(event.delta)
+    delta = event.delta
+    part.chunks.append(delta)
+    part.length += len(delta)
+    part.cached = None
 
 
 @CLIENT.effect(_TEXT)

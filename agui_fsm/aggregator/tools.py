@@ -101,4 +101,5 @@ def append_part(owner: ToolCalls, store: PartStore, tool: ToolCallState, event: 
 
 @CLIENT.effect(_TOOL)
 def append_args(owner: ToolCalls, store: PartStore, tool: ToolCallState, event: Any) -> None:
-    tool.append_args(event.delta)
+    tool.args_chunks.append(event.delta)
+    tool.cached = None

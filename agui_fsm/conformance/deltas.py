@@ -11,9 +11,9 @@ carries exactly its fields (no null, no unknown or snake_case key, nothing neste
 plausible timestamp).
 
 :func:`lanes` gives each input form its lane: a wire dict, an ``ag_ui.core`` model, a
-decoded struct (:mod:`~agui_fsm.conformance.structs`), the three fields themselves (the
-runtime's delta lane has read them), and runs of decoded structs (a block of JSON Lines is
-mostly runs of deltas). A run asks the handler once for each stretch of deltas of one
+decoded struct (:mod:`~agui_fsm.conformance.structs`), and runs of decoded structs (a block
+of JSON Lines is mostly runs of deltas); ``Validator.take_delta`` calls the handlers by the
+fields a caller has read. A run asks the handler once for each stretch of deltas of one
 entity, untagged and not empty, with their texts joined: the state a delta's step enters is
 one its table loops in (checked where the plans are read), so the later deltas of the
 stretch have nothing left to check, and the entity's record takes the joined text as it
@@ -33,7 +33,8 @@ from agui_fsm.conformance.wire import timestamp_unit
 Lane = Callable[[Any], bool]
 Run = Callable[[list, int], int]
 ByFields = Callable[[str, str, Any], bool]
-"""``take(entity_id, delta, subagent_run_id)``: the lane of one delta type, from its fields."""
+"""``take(entity_id, delta, subagent_run_id)``: the lane of one delta type, from its fields
+(the run quiet, then the handler with the refusing reporter)."""
 
 # Bounds of the shape table's timestamp (a JavaScript safe integer).
 _TS_MIN, _TS_MAX = -(2**53 - 1), 2**53 - 1
@@ -59,17 +60,15 @@ def plausible(ts: Any) -> bool:
 class DeltaLanes(NamedTuple):
     by_input: dict[type, Lane]
     runs: dict[type, Run]
-    by_fields: dict[str, ByFields]
 
 
 def lanes(runs: Any, owners: dict[str, Any]) -> DeltaLanes:
     """``by_input``: ``{input class: lane}`` for wire dicts, the ``ag_ui.core`` models (when
     loaded) and the decoded structs; ``lane(event)`` is True when it took the event.
     ``runs``: ``{struct class: run}``; ``run(events, i)`` takes as many of ``events[i:]`` as it
-    can and says how many. ``by_fields``: ``{event type: take}``. ``owners`` maps the
-    lifecycle attribute names of ``_DELTAS`` to the validator's collaborators."""
+    can and says how many. ``owners`` maps the lifecycle attribute names of ``_DELTAS`` to the
+    validator's collaborators. (``Validator.take_delta`` calls the handlers by their fields.)"""
     quiet = runs.quiet
-    by_fields: dict[str, ByFields] = {}
     by_dict: dict[str, tuple[str, ByFields]] = {}
     table: dict[type, Lane] = {}
     run_table: dict[type, Run] = {}
@@ -77,7 +76,6 @@ def lanes(runs: Any, owners: dict[str, Any]) -> DeltaLanes:
     for kind, (wire_id, model_id, owner_name) in _DELTAS.items():
         owner = owners[owner_name]
         take = _by_fields(quiet, owner.delta)
-        by_fields[kind] = take
         by_dict[kind] = (wire_id, take)
         struct = structs.BY_TYPE[kind]
         table[struct] = _struct_lane(take, model_id)
@@ -85,7 +83,7 @@ def lanes(runs: Any, owners: dict[str, Any]) -> DeltaLanes:
         if core is not None:
             table[getattr(core, _MODELS[kind])] = _model_lane(take, model_id)
     table[dict] = _dict_lane(by_dict)
-    return DeltaLanes(table, run_table, by_fields)
+    return DeltaLanes(table, run_table)
 
 
 def _by_fields(quiet: Callable[[], bool], delta: Callable[..., bool]) -> ByFields:

@@ -162,6 +162,11 @@ class Reasoning:
             entry.add(delta)
         return True
 
+    def sink(self, mid: str) -> Any:
+        """What records the text of ``mid``'s later deltas once :meth:`delta` took one."""
+        entry = self.streamed.get(mid)
+        return entry.add if entry is not None else None
+
     def message_end(self, ev: Any, report: Report) -> bool:
         item = self._open_one(ev.message_id, ev.subagent_run_id, "REASON-004", report)
         if item is None:

@@ -94,6 +94,10 @@ class TextMessages:
         lc = self.msgs.get(mid)
         if lc is not None and lc.state in CONTENT_LOOPS:
             return lc
+        return self._not_open(mid, lc, rule, report)
+
+    @staticmethod
+    def _not_open(mid: str, lc: Lifecycle | None, rule: str, report: Report) -> None:
         if lc is None:
             report(
                 rule,
@@ -109,9 +113,9 @@ class TextMessages:
 
     def delta(self, mid: str, delta: str | None, tag: str | None, report: Report) -> bool:
         """TEXT_MESSAGE_CONTENT by its fields (the runtime and the delta runs read them)."""
-        lc = self._open_one(mid, "TEXT-003", report)
-        if lc is None:
-            return False
+        lc = self.msgs.get(mid)
+        if lc is None or lc.state not in CONTENT_LOOPS:
+            return self._not_open(mid, lc, "TEXT-003", report)  # type: ignore[return-value]
         owners = self.owners
         if tag is not None and not owners.check(
             report, self.ctx, owners.message, "message", mid, tag
@@ -127,6 +131,11 @@ class TextMessages:
         if entry is not None:
             entry.add(delta)
         return True
+
+    def sink(self, mid: str) -> Any:
+        """What records the text of ``mid``'s later deltas once :meth:`delta` took one."""
+        entry = self.texts.get(mid)
+        return entry.add if entry is not None else None
 
     def end(self, ev: Any, report: Report) -> bool:
         mid, tag = ev.message_id, ev.subagent_run_id

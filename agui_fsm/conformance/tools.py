@@ -251,6 +251,11 @@ class ToolCalls:
         call.add_args(delta)
         return True
 
+    def sink(self, tid: str) -> Any:
+        """What records the arguments of ``tid``'s later deltas once :meth:`delta` took one."""
+        call = self.calls.get(tid)
+        return call.add_args if call is not None else None
+
     def end(self, ev: Any, report: Report) -> bool:
         call = self._open_one(ev.tool_call_id, ev.subagent_run_id, "TOOL-004", _ENDS, report)
         return call is not None and self._close(ev.tool_call_id, call, report)

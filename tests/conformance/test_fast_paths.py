@@ -129,7 +129,7 @@ def general_only():
         mock.patch.object(structs, "decode_text", lambda text: None),
         mock.patch.object(structs, "decode_all", lambda texts: [None] * len(texts)),
         mock.patch(
-            "agui_fsm.conformance.deltas.lanes", lambda *args: delta_lanes.DeltaLanes({}, {}, {})
+            "agui_fsm.conformance.deltas.lanes", lambda *args: delta_lanes.DeltaLanes({}, {})
         ),
         mock.patch("agui_fsm.conformance.validator._runner", lambda *args: lambda evs, i: 0),
         mock.patch("agui_fsm.conformance.validator.plain_delta", lambda text: None),
