@@ -47,3 +47,62 @@ def test_the_check_reports_each_kind_of_problem(tmp_path: Path) -> None:
     assert "toy/child.py: class Child with Base: 502 lines (limit 400)" in lines
     assert "import cycle: toy.a <-> toy.b" in lines
     assert lines[-1] == "3 problem(s) in 6 modules"
+
+
+def _private_reads(package: Path) -> list[str]:
+    """``x._name`` outside a class that gives its own instances ``_name`` (``self._name`` or
+    a ``_name`` method), and ``from m import _name``: a private field read across modules."""
+    import ast
+
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+
+        def visit(node: ast.AST, own: frozenset[str], path: Path = path) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.ClassDef):
+                    names = {
+                        n.attr
+                        for n in ast.walk(child)
+                        if isinstance(n, ast.Attribute)
+                        and isinstance(n.value, ast.Name)
+                        and n.value.id in ("self", "cls")
+                    } | {
+                        n.name
+                        for n in ast.walk(child)
+                        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                    }
+                    visit(child, own | names)
+                    continue
+                if (
+                    isinstance(child, ast.Attribute)
+                    and child.attr.startswith("_")
+                    and not child.attr.startswith("__")
+                    and not (
+                        isinstance(child.value, ast.Name) and child.value.id in ("self", "cls")
+                    )
+                    and child.attr not in own
+                ):
+                    found.append(f"{path.name}:{child.lineno}: {ast.unparse(child)}")
+                if isinstance(child, ast.ImportFrom):
+                    for alias in child.names:
+                        if alias.name.startswith("_") and not alias.name.startswith("__"):
+                            found.append(f"{path.name}:{child.lineno}: import of {alias.name}")
+                visit(child, own)
+
+        visit(tree, frozenset())
+    return found
+
+
+def test_no_module_reads_another_modules_private_field() -> None:
+    assert _private_reads(ROOT / "agui_fsm") == []
+
+
+def test_the_private_read_check_finds_one(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(
+        "class A:\n    def __init__(self):\n        self._x = 1\n\n"
+        "    def same(self, other):\n        return other._x\n\n\n"
+        "def leak(a):\n    return a._x\n"
+    )
+    (tmp_path / "b.py").write_text("from a import _helper\n")
+    assert _private_reads(tmp_path) == ["a.py:10: a._x", "b.py:1: import of _helper"]
