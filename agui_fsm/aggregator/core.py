@@ -11,7 +11,7 @@ declared machine (:mod:`agui_fsm.machines`) and says whether the message changed
 :class:`~agui_fsm.aggregator.text.TextParts`,
 :class:`~agui_fsm.aggregator.reasoning.ReasoningParts`,
 :class:`~agui_fsm.aggregator.tools.ToolCalls` and
-:class:`~agui_fsm.aggregator.apps.ToolApps` (MCP apps and approvals). The driver
+:class:`~agui_fsm.aggregator.tools.ToolApps` (MCP apps and approvals). The driver
 keeps the run's status, the message identity and the timing, and emits a snapshot.
 """
 
@@ -24,17 +24,14 @@ from typing import Any
 from ag_ui.core import BaseEvent, EventType
 
 from agui_fsm.aggregator.approvals import project_tool_approvals
-from agui_fsm.aggregator.apps import ToolApps
 from agui_fsm.aggregator.content import StreamTiming, run_metadata
 from agui_fsm.aggregator.deltas import ARGS, TEXT, DeltaPlan, plan_delta
-from agui_fsm.aggregator.identity import MessageIdentity
 from agui_fsm.aggregator.outcome import StatusChange, parse_outcome, pending_tool_call_ids
-from agui_fsm.aggregator.parts import MISSING, ToolCallState
+from agui_fsm.aggregator.parts import MISSING, PartStore, ToolCallState
 from agui_fsm.aggregator.reasoning import ReasoningParts
 from agui_fsm.aggregator.snapshot import RunSnapshot
-from agui_fsm.aggregator.store import PartStore
 from agui_fsm.aggregator.text import TextParts
-from agui_fsm.aggregator.tools import ToolCalls
+from agui_fsm.aggregator.tools import ToolApps, ToolCalls
 from agui_fsm.machines.table import DEFAULT_PROFILE
 from agui_fsm.spec import CLIENT_BY_PROFILE
 
@@ -66,6 +63,38 @@ _HANDLERS = {
     E.ACTIVITY_SNAPSHOT: "_on_activity_snapshot",
 }
 """Event type -> the RunAggregator method that handles it."""
+
+
+class MessageIdentity:
+    """The message ids a run has named so far; a RUN_STARTED clears them."""
+
+    __slots__ = ("last_text_message_id", "reported", "server_message_id")
+
+    def __init__(self) -> None:
+        self.reported = False
+        self.server_message_id: str | None = None
+        self.last_text_message_id: str | None = None
+
+    def name(self, message_id: str | None) -> str | None:
+        """An event names ``message_id``: returns it when it is the run's first id."""
+        if not message_id:
+            return None
+        if self.last_text_message_id is None:
+            self.last_text_message_id = message_id
+        if self.reported:
+            return None
+        self.reported = True
+        self.server_message_id = message_id
+        return message_id
+
+    def starts_new_message(self, message_id: str | None) -> bool:
+        """A text event naming another id than the last one begins another message."""
+        last = self.last_text_message_id
+        return bool(message_id) and last is not None and last != message_id
+
+    def text_named(self, message_id: str | None) -> None:
+        if message_id:
+            self.last_text_message_id = message_id
 
 
 class RunAggregator:

@@ -5,17 +5,29 @@ arguments likewise, parsed on read. Each part caches the dict it materializes to
 until it changes. The part order keeps tool calls anchored under their parent
 text part in a list hanging off that part, so anchoring a tool call never scans
 the order (see :class:`PartOrder`).
+
+:class:`PartStore` holds one message's parts; a reset starts a new store, so a snapshot
+taken before it still reads the message it was taken for (``dead`` then says the run moved
+on to another message). :class:`PartMachine` is the base of the parts' owners (text,
+reasoning, tool calls): it takes an edge of the part's declared machine, whose effects are
+the client's registered functions (:data:`~agui_fsm.machines.plans.CLIENT`), called with
+``(owner, store, part, event)``; each has exactly one implementation (checked when
+:mod:`agui_fsm.aggregator` is imported), so the table is what runs.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
+from agui_fsm.errors import InvalidTransition
 from agui_fsm.jsonwire import check_text_depth
+from agui_fsm.machines.plans import Step
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import CLIENT_BY_PROFILE
+from agui_fsm.trace import ACTIVE_TRACES
 
 TEXT_MACHINE = CLIENT_BY_PROFILE["spec"]["text_message"]
 REASONING_MACHINE = CLIENT_BY_PROFILE["spec"]["reasoning_message"]
@@ -322,3 +334,72 @@ class PartOrder:
 
 def token_count(total_text: int) -> int:
     return math.ceil(total_text / 4)
+
+
+class PartStore:
+    """Text parts, reasoning blocks and tool calls by key, in display order."""
+
+    def __init__(self) -> None:
+        self.order = PartOrder()
+        self.text: dict[str, TextPart] = {}
+        self.reasoning: dict[str, ReasoningBlock] = {}
+        self.tools: dict[str, ToolCallState] = {}
+        self.active_text: TextPart | None = None
+        self.active_reasoning: ReasoningBlock | None = None
+        self.text_counter = 0
+        self.reasoning_counter = 0
+        self.hidden_counter = 0
+        self.last_resolved: ToolCallState | None = None
+        # showThinking off: where hidden blocks sat, for their signatures
+        self.hidden_mode = "none"
+        self.hidden_active: ReasoningBlock | None = None
+        self.hidden_ids: set[str] = set()
+        self.hidden_block_anchors: dict[str, int] = {}
+        self.hidden_anon_anchor: int | None = None
+        self.hidden_signatures: dict[str, str] = {}
+        self.hidden_signature_anchors: dict[str, int] = {}
+        self.signed_blocks = 0
+        self.version = 0
+        self.cache_version = -1
+        self.cache: list[dict] = []
+        self.dead = False
+
+    def lifecycles(self) -> Iterator[Lifecycle]:
+        """Every part's machine instance: text parts, reasoning blocks, tool calls."""
+        for part in self.text.values():
+            yield part.life
+        for block in self.reasoning.values():
+            yield block.life
+        for tool in self.tools.values():
+            yield tool.life
+
+    def settle(self) -> None:
+        """The run is over: every part that can takes its ``run_settled`` edge (it has no
+        guard and no effect)."""
+        for life in self.lifecycles():
+            life.try_take("run_settled", None, self, None, None)
+
+
+class PartMachine:
+    """Drives one machine's instances (``entry.life``) and runs its edges' effects."""
+
+    def fire(self, store: PartStore, entry: Any, trigger: str, event: Any) -> Step:
+        """Take ``trigger``'s edge (InvalidTransition when there is none)."""
+        step = self.fire_if_any(store, entry, trigger, event)
+        if step is None:
+            raise InvalidTransition(entry.life.machine.name, entry.life.state, trigger)
+        return step
+
+    def fire_if_any(self, store: PartStore, entry: Any, trigger: str, event: Any) -> Step | None:
+        """Take ``trigger``'s edge when the part has one (None, nothing done, otherwise):
+        ``Lifecycle.try_take`` with this owner's arguments spelled out (once per event)."""
+        life = entry.life
+        step = life.machine.plan(life.state, trigger, self, store, entry, event)
+        if step is None:
+            return None
+        if ACTIVE_TRACES:
+            life.record(trigger, step.transition)
+        life.state = step.dest
+        for effect in step.effects:
+            effect(self, store, entry, event)
+        return step

@@ -11,9 +11,7 @@ from typing import Any
 
 from ag_ui.core import EventType
 
-from agui_fsm.aggregator.machine import PartMachine
-from agui_fsm.aggregator.parts import ReasoningBlock
-from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.parts import PartMachine, PartStore, ReasoningBlock
 from agui_fsm.machines.plans import CLIENT
 
 E = EventType

@@ -6,8 +6,7 @@ from typing import Any
 
 from agui_fsm.aggregator.content import StreamTiming, build_content
 from agui_fsm.aggregator.outcome import status_object
-from agui_fsm.aggregator.parts import AGUI_NAMESPACE
-from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.parts import AGUI_NAMESPACE, PartStore
 from agui_fsm.machines.table import Lifecycle
 
 

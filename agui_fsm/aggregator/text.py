@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agui_fsm.aggregator.machine import PartMachine
-from agui_fsm.aggregator.parts import DataPart, TextPart
-from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.parts import DataPart, PartMachine, PartStore, TextPart
 from agui_fsm.machines.plans import CLIENT
 
 _TEXT = "text_message"

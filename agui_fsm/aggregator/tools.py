@@ -1,18 +1,19 @@
-"""Tool calls: TOOL_CALL_START/ARGS/CHUNK/END/RESULT on the ``tool_call`` machine.
+"""Tool calls: TOOL_CALL_START/ARGS/CHUNK/END/RESULT on the ``tool_call`` machine, and
+what lands on a call from outside its own events: an MCP app recorded by an
+ACTIVITY_SNAPSHOT (mcp-apps) and the approval an interrupt outcome asks for.
 
 A call's state is created on first mention (a result may precede its START); a
-repeated START restarts the call in place. What a result does is decided by the result
-effects (:mod:`agui_fsm.aggregator.tool_results`).
+repeated START restarts the call in place. What a result (an app's included) does is
+decided by the result effects (:mod:`agui_fsm.aggregator.tool_results`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from agui_fsm.aggregator.machine import PartMachine
-from agui_fsm.aggregator.parts import ToolCallState
-from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.parts import PartMachine, PartStore, ToolCallState
+from agui_fsm.aggregator.tool_results import MCP_APPS_ACTIVITY_TYPE
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
 
@@ -103,3 +104,38 @@ def append_part(owner: ToolCalls, store: PartStore, tool: ToolCallState, event: 
 def append_args(owner: ToolCalls, store: PartStore, tool: ToolCallState, event: Any) -> None:
     tool.args_chunks.append(event.delta)
     tool.cached = None
+
+
+class ToolApps(PartMachine):
+    """Owns MCP apps and approvals on tool calls; each method says what changed."""
+
+    def activity(self, store: PartStore, event: Any) -> bool:
+        # Only MCP apps: other activity types (a2ui surfaces included) are not rendered here.
+        if event.activity_type != MCP_APPS_ACTIVITY_TYPE:
+            return False
+        content = event.content if isinstance(event.content, dict) else {}
+        tool_call_id = content.get("toolCallId")
+        tool = (
+            store.tools.get(tool_call_id) if isinstance(tool_call_id, str) else store.last_resolved
+        )
+        return (
+            tool is not None
+            and self.fire_if_any(store, tool, "ACTIVITY_SNAPSHOT", event) is not None
+        )
+
+    def ask_approval(self, store: PartStore, tool_call_ids: Iterable[str], event: Any) -> None:
+        """An interrupt outcome gates these calls: each that can takes its ``interrupt`` edge."""
+        for tool_call_id in tool_call_ids:
+            self.fire_if_any(store, store.tools[tool_call_id], "interrupt", event)
+
+
+@CLIENT.effect(_TOOL)
+def attach_approval(owner: ToolApps, store: PartStore, tool: ToolCallState, event: Any) -> None:
+    """The approval is projected from the interrupts when the content is built: the call's
+    part is built again."""
+    tool.touch()
+
+
+# The message's clear_interrupts (message_status) writes the decision on every approval the
+# responses name, then takes this edge of each call it settled.
+CLIENT.performed_by(_TOOL, "runtime.interrupts.Interrupts.clear", "settle_approval")

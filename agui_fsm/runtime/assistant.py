@@ -138,7 +138,7 @@ class AssistantMessages:
             return message_id
         if message.show_streaming(snapshot):
             # A streaming update: no edge, nothing to persist, nothing for on_status (the
-            # runtime's delta lane takes the same case: runtime/lane.py).
+            # runtime's delta lane takes the same case: runtime/deltas.py).
             self.notify()
             return message_id
         message.attach(snapshot)

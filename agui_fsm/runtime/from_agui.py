@@ -1,5 +1,15 @@
-"""AG-UI messages -> thread messages (the import half of ``conversions.ts``): serves
-MESSAGES_SNAPSHOT and history load; see :mod:`agui_fsm.runtime.conversions`."""
+"""AG-UI messages -> thread messages (the import half of the reference's ``conversions.ts``;
+the export half is :mod:`agui_fsm.runtime.to_agui`).
+
+:func:`from_agui_messages` serves MESSAGES_SNAPSHOT and history load: ``tool`` messages fold
+into the tool-call part of the assistant message that made the call (a tool message with no
+such call becomes a synthetic ``<id>:assistant`` message), ``reasoning`` messages become
+reasoning parts (or, when encrypted-only or hidden by ``show_thinking``, opaque records
+riding on the neighbouring message's metadata), and an assistant message with persisted
+interrupts or an unresolved tool call requires action.
+
+Not converted: multimodal user input (only text parts survive), a2ui activity surfaces.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""One run: the placeholder it writes, the aggregator, and what each event does.
+"""One run: the placeholder it writes, the aggregator, what each event does, and what it
+writes into (:class:`RunHost`, with the thread's :class:`AgentState`).
 
 :class:`RunContext` is ``startRun``'s closure state in the reference: which
 assistant message the run writes (an optimistic placeholder until the server
@@ -11,6 +12,8 @@ the first RUN_FINISHED is, RUN_ERROR fails the run.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import EventType, RunFinishedEvent, RunStartedEvent
@@ -24,11 +27,51 @@ from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import Lifecycle
 
 if TYPE_CHECKING:
-    from agui_fsm.runtime.host import RunHost
+    from agui_fsm.machines.table import CompiledMachine
+    from agui_fsm.runtime.assistant import AssistantMessages
+    from agui_fsm.runtime.history import HistorySync
+    from agui_fsm.runtime.repository import MessageRepository
 
 E = EventType
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
 _TEXT, _ARGS, _REASONING = E.TEXT_MESSAGE_CONTENT, E.TOOL_CALL_ARGS, E.REASONING_MESSAGE_CONTENT
+
+
+class AgentState:
+    """The agent state a thread holds: replaced by STATE_SNAPSHOT and ``set_state``, patched
+    by STATE_DELTA, sent with every run's input."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: Any = None
+
+    def read(self) -> Any:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class RunHost:
+    """What a run writes into: the repository, the compiled machines, the history sync, the
+    agent state, and the thread's operations a stream can cause. ``Runs`` builds one per
+    thread from its collaborators; the run never names the runtime."""
+
+    repo: MessageRepository
+    history: HistorySync
+    assistants: AssistantMessages
+    agent_state: AgentState
+    machines: Mapping[str, CompiledMachine]
+    profile: str
+    show_thinking: bool
+    thread_id: str
+    notify: Callable[[], None]
+    diagnose: Callable[[Exception, Any], None]
+    run_failed: Callable[[Any, BaseException], None]
+    hold_agent_interrupts: Callable[[list[dict[str, Any]]], None]
+    import_messages_snapshot: Callable[[Sequence[Any], str | None], None]
+    owner_of_tool_call: Callable[[str], str | None]
+    cross_run_tool_result: Callable[[str, Any], None]
+    cross_run_activity: Callable[[str, str, Any], None]
 
 
 class AgentRunError(AguiFsmError):

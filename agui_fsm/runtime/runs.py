@@ -6,7 +6,7 @@ placeholder), asks the agent and passes its stream through the client pipeline
 (:class:`~agui_fsm.runtime.stream.RunStream`). After the run settles its error is
 raised to the caller, or a resume that tool results made due starts. :class:`Runs`
 drives each run's run machine (``request_run`` while one streams, ``cancel``) and gives
-every run the same :class:`~agui_fsm.runtime.host.RunHost`.
+every run the same :class:`~agui_fsm.runtime.run.RunHost`.
 """
 
 from __future__ import annotations
@@ -19,17 +19,15 @@ from typing import Any
 from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.aggregator.snapshot import RunSnapshot
 from agui_fsm.machines.plans import CLIENT
-from agui_fsm.runtime.agent_state import AgentState
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_idle, refused_while_running
 from agui_fsm.runtime.history import HistorySync
-from agui_fsm.runtime.host import RunHost
 from agui_fsm.runtime.interrupts import Interrupts
 from agui_fsm.runtime.messages import Message
 from agui_fsm.runtime.observe import RunQueue
 from agui_fsm.runtime.outlet import Outlet
 from agui_fsm.runtime.repository import MessageRepository
-from agui_fsm.runtime.run import RunContext
+from agui_fsm.runtime.run import AgentState, RunContext, RunHost
 from agui_fsm.runtime.settings import RuntimeSettings
 from agui_fsm.runtime.stream import RunStream
 from agui_fsm.runtime.thread_messages import ThreadMessages

@@ -24,7 +24,7 @@ from agui_fsm.errors import UsageError
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import PROFILES, Lifecycle
 from agui_fsm.machines.tool_execution import DISCARDING, START_ORDER
-from agui_fsm.runtime.diagnostics import Diagnostic
+from agui_fsm.runtime.outlet import Diagnostic
 from agui_fsm.runtime.tool_parts import (
     DELTA_TRIGGERS,
     NOT_JSON,

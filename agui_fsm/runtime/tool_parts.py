@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agui_fsm.errors import AguiFsmError
-from agui_fsm.jsondepth import check_text_depth
+from agui_fsm.jsonwire import check_text_depth
 from agui_fsm.machines.table import Lifecycle
 
 Tool = Callable[[Any], Any]
