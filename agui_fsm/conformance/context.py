@@ -190,6 +190,7 @@ class Owners:
         )
 
     def claim(self, bucket: dict[str, str | None], entity_id: str, owner: str | None) -> None:
+        """The first event that names an entity says whose it is."""
         if entity_id not in bucket:
             bucket[entity_id] = owner
 

@@ -85,8 +85,7 @@ class Reasoning:
             "before its messages",
         ):
             return False
-        if mid not in self.owners.reasoning:
-            self.owners.reasoning[mid] = tag
+        self.owners.claim(self.owners.reasoning, mid, tag)
         if item is None:
             item = self.items[mid] = ReasoningItem(Lifecycle(REASONING, mid))
         item.span = True
@@ -108,8 +107,7 @@ class Reasoning:
             "ended; give every reasoning message a fresh id",
         ):
             return False
-        if mid not in self.owners.reasoning:
-            self.owners.reasoning[mid] = tag
+        self.owners.claim(self.owners.reasoning, mid, tag)
         if item is None:
             item = self.items[mid] = ReasoningItem(Lifecycle(REASONING, mid))
         if mid not in self.streamed:

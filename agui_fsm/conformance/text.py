@@ -72,8 +72,7 @@ class TextMessages:
         if ACTIVE_TRACES:
             lc.record(trigger, step.transition)
         lc.state = step.dest
-        if mid not in owners.message:
-            owners.message[mid] = tag
+        owners.claim(owners.message, mid, tag)
         self.known.add(mid)
         self.texts[mid] = StreamedText(role or "assistant")
         return True
