@@ -135,26 +135,31 @@ def put(where: tuple[Any, str], value: Any) -> None:
 _CONTAINERS = (dict, list)
 
 
-def planned_writes(doc: Any, ops: Any) -> list[tuple[tuple[Any, str], Any]] | None:
-    """Where each of ``ops`` (``add`` or ``replace`` with a JSON scalar value, read as
-    ``op.op``, ``op.path`` and ``op.value``) writes in ``doc``, every :func:`slot` found
-    before any is written; None unless each has one within the depth bound and, when there
-    are several, none would replace an object or an array (a later path could lead through
-    it). Writing them (:func:`put`) is then what :func:`apply_ops` does, and cannot fail."""
+def write_in_place(doc: Any, ops: Any) -> bool:
+    """Write ``ops`` (``add`` or ``replace`` with a JSON scalar value, read as ``op.op``,
+    ``op.path`` and ``op.value``) into ``doc`` when each has a :func:`slot` within the depth
+    bound, every slot found before any is written and, when there are several, none replacing
+    an object or an array (a later path could lead through it): True once written, which is
+    what :func:`apply_ops` would do. False, nothing changed, otherwise."""
     if len(ops) == 1:
         op = ops[0]
         where = _bounded_slot(doc, op)
-        return None if where is None else [(where, op.value)]
+        if where is None:
+            return False
+        put(where, op.value)
+        return True
     slots = []
     for op in ops:
         where = _bounded_slot(doc, op)
         if where is None:
-            return None
+            return False
         target, last = where
         if type(target) is dict and type(target.get(last)) in _CONTAINERS:
-            return None
+            return False
         slots.append((where, op.value))
-    return slots
+    for where, value in slots:
+        put(where, value)
+    return True
 
 
 def _bounded_slot(doc: Any, op: Any) -> tuple[Any, str] | None:

@@ -18,6 +18,7 @@ from agui_fsm.trace import ACTIVE_TRACES
 
 _REASONING = "reasoning_message"
 REASONING = VALIDATOR_MACHINES[_REASONING]
+_NEW = REASONING.table.initial  # where a new lifecycle starts
 CHUNK = "REASONING_MESSAGE_CHUNK"
 CONTENT = "REASONING_MESSAGE_CONTENT"
 
@@ -77,7 +78,7 @@ class Reasoning:
             return False
         if tag is not None and not self._owned(mid, tag, report):
             return False
-        step = _BLOCK_STARTS.get(item.lc.state) if item is not None else _BLOCK_STARTS["absent"]
+        step = _BLOCK_STARTS.get(item.lc.state) if item is not None else _BLOCK_STARTS[_NEW]
         if step is None and not report(
             "REASON-007",
             f"REASONING_START reuses reasoning id {mid!r}, which is "
@@ -87,7 +88,7 @@ class Reasoning:
             return False
         self.owners.claim(self.owners.reasoning, mid, tag)
         if item is None:
-            item = self.items[mid] = ReasoningItem(Lifecycle(REASONING, mid))
+            item = self.items[mid] = ReasoningItem(Lifecycle(REASONING, mid, _NEW))
         item.span = True
         if step is not None:
             if ACTIVE_TRACES:
@@ -100,7 +101,7 @@ class Reasoning:
             return False
         item = self.items.get(mid)
         plans = _MESSAGE_STARTS[trigger]
-        step = plans.get(item.lc.state) if item is not None else plans["absent"]
+        step = plans.get(item.lc.state) if item is not None else plans[_NEW]
         if step is None and not report(
             "REASON-007",
             f"{trigger} reuses reasoning id {mid!r}, which already "
@@ -109,7 +110,7 @@ class Reasoning:
             return False
         self.owners.claim(self.owners.reasoning, mid, tag)
         if item is None:
-            item = self.items[mid] = ReasoningItem(Lifecycle(REASONING, mid))
+            item = self.items[mid] = ReasoningItem(Lifecycle(REASONING, mid, _NEW))
         if mid not in self.streamed:
             self.streamed[mid] = StreamedText("reasoning")
         if step is not None:
@@ -132,26 +133,22 @@ class Reasoning:
             return False
         return self._open_message(mid, ev.subagent_run_id, "REASONING_MESSAGE_START", report)
 
-    def _open_one(
-        self, mid: str, tag: str | None, rule: str, report: Report
-    ) -> ReasoningItem | None:
-        item = self.items.get(mid)
-        if item is not None and item.lc.state in CONTENT_LOOPS:
-            return item if tag is None or self._owned(mid, tag, report) else None
+    def _not_open(self, mid: str, rule: str, report: Report) -> None:
         report(
             rule,
             f"no reasoning message {mid!r} is open; send "
             "REASONING_MESSAGE_START with this messageId first",
         )
-        return None
 
     def content(self, ev: Any, report: Report) -> bool:
         return self.delta(ev.message_id, ev.delta, ev.subagent_run_id, report)
 
     def delta(self, mid: str, delta: str | None, tag: str | None, report: Report) -> bool:
         """REASONING_MESSAGE_CONTENT by its fields (an empty delta is no finding)."""
-        item = self._open_one(mid, tag, "REASON-003", report)
-        if item is None:
+        item = self.items.get(mid)
+        if item is None or item.lc.state not in CONTENT_LOOPS:
+            return self._not_open(mid, "REASON-003", report)  # type: ignore[return-value]
+        if tag is not None and not self._owned(mid, tag, report):
             return False
         if ACTIVE_TRACES:  # the step is a self-loop: only a trace sees it
             item.lc.record(CONTENT, _CONTENT_LOOP.transition)
@@ -166,8 +163,11 @@ class Reasoning:
         return entry.add if entry is not None else None
 
     def message_end(self, ev: Any, report: Report) -> bool:
-        item = self._open_one(ev.message_id, ev.subagent_run_id, "REASON-004", report)
-        if item is None:
+        mid, tag = ev.message_id, ev.subagent_run_id
+        item = self.items.get(mid)
+        if item is None or item.lc.state not in CONTENT_LOOPS:
+            return self._not_open(mid, "REASON-004", report)  # type: ignore[return-value]
+        if tag is not None and not self._owned(mid, tag, report):
             return False
         step = _MESSAGE_ENDS[item.lc.state]
         if ACTIVE_TRACES:

@@ -14,6 +14,7 @@ from agui_fsm.spec import VALIDATOR_MACHINES
 from agui_fsm.trace import ACTIVE_TRACES
 
 STEP = VALIDATOR_MACHINES["step"]
+_NEW = STEP.table.initial  # where a new lifecycle starts
 _STARTS = STEP.plans("STEP_STARTED", PLAIN)
 _FINISHES = STEP.plans("STEP_FINISHED", PLAIN)
 ACTIVE = frozenset(_FINISHES)
@@ -38,7 +39,7 @@ class Steps:
     def started(self, ev: Any, report: Report) -> bool:
         key = (ev.subagent_run_id, ev.step_name)
         lc = self.steps.get(key)
-        step = _STARTS.get(lc.state if lc is not None else "absent")
+        step = _STARTS.get(lc.state if lc is not None else _NEW)
         if step is None:
             report(
                 "STEP-001",
@@ -47,7 +48,7 @@ class Steps:
             )
             return False
         if lc is None:
-            lc = self.steps[key] = Lifecycle(STEP, ev.step_name, "absent")
+            lc = self.steps[key] = Lifecycle(STEP, ev.step_name, _NEW)
         if ACTIVE_TRACES:
             lc.record("STEP_STARTED", step.transition)
         lc.state = step.dest

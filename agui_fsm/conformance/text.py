@@ -16,6 +16,7 @@ from agui_fsm.spec import VALIDATOR_MACHINES
 from agui_fsm.trace import ACTIVE_TRACES
 
 TEXT = VALIDATOR_MACHINES["text_message"]
+_NEW = TEXT.table.initial  # where a new lifecycle starts
 CHUNK = "TEXT_MESSAGE_CHUNK"
 START = "TEXT_MESSAGE_START"
 CONTENT = "TEXT_MESSAGE_CONTENT"
@@ -67,7 +68,7 @@ class TextMessages:
                 return False
             lc = None
         if lc is None:
-            lc = self.msgs[mid] = Lifecycle(TEXT, mid)
+            lc = self.msgs[mid] = Lifecycle(TEXT, mid, _NEW)
         step = plans[lc.state]
         if ACTIVE_TRACES:
             lc.record(trigger, step.transition)

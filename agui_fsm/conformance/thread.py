@@ -16,8 +16,9 @@ from typing import Any
 from agui_fsm import jsonwire
 from agui_fsm.conformance.context import PLAIN, Ctx, Reading, Report, some
 from agui_fsm.conformance.parse import PlainDelta
+from agui_fsm.conformance.shape import json_pointer
 from agui_fsm.conformance.tools import ToolCalls
-from agui_fsm.json_patch import apply_ops, ops_of, planned_writes, put
+from agui_fsm.json_patch import apply_ops, ops_of, write_in_place
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import VALIDATOR_MACHINES
 
@@ -72,19 +73,15 @@ class SharedState:
     def snapshot(self, ev: Any, report: Report) -> None:
         self.known, self.doc = True, ev.snapshot if self.ctx.owned else copy.deepcopy(ev.snapshot)
 
-    def take_in_place(self, ops: Any) -> bool:
-        """A STATE_DELTA whose operations are all in-place writes of scalars (read as
-        ``op.op``, ``op.path``, ``op.value``; see :func:`~agui_fsm.json_patch.planned_writes`):
-        True once written (or ignored, while the state is unknown); False, nothing changed,
-        for any other (:meth:`delta` applies those). The fast path of a STATE_DELTA struct."""
+    def take_in_place(self, ev: Any, report: Report) -> bool:
+        """A STATE_DELTA struct (:data:`~agui_fsm.conformance.structs.STATE_DELTA`: in-place
+        writes of scalars): the first branch of :meth:`delta`, True once written (or ignored,
+        while the state is unknown); False, nothing changed, when :meth:`delta` must apply it."""
         if not self.known:
-            return True  # a delta to a state nobody sent is not judged
-        writes = planned_writes(self.doc, ops)
-        if writes is None:
-            return False
-        for where, value in writes:
-            put(where, value)
-        return True
+            # Ignored, as delta ignores it, once its paths are the JSON Pointers the general
+            # parse requires (a struct leaves the pattern out; a written slot implies it).
+            return all(json_pointer(op.path) for op in ev.delta)
+        return write_in_place(self.doc, ev.delta)
 
     def delta(self, ev: Any, report: Report) -> None:
         if not self.known:
@@ -92,7 +89,7 @@ class SharedState:
         # A plain delta's operations were decoded for this event alone: nothing to copy.
         ops = ev.delta if type(ev) is PlainDelta else ops_of(ev.delta)
         scalar = _scalar_writes(ops)
-        if scalar is not None and self.take_in_place(scalar):
+        if scalar is not None and write_in_place(self.doc, scalar):
             return
         self.doc, failed, error = apply_ops(self.doc, ops)
         too_deep = jsonwire.document_problem(self.doc, ops)

@@ -21,6 +21,7 @@ from agui_fsm.trace import ACTIVE_TRACES
 
 _TOOL = "tool_call"
 TOOL = VALIDATOR_MACHINES[_TOOL]
+_NEW = TOOL.table.initial  # where a new lifecycle starts
 _TERMINAL = frozenset(TOOL.table.terminal)
 
 ARGS_OPEN = Reading(bracket=True)
@@ -191,8 +192,8 @@ class ToolCalls:
             owners.tool_call[tid] = owners.of_new_call(tag, inherited)
         if old is not None:
             del calls[tid]  # a reused id moves to the end of the record
-        step = _STARTS[trigger]["absent"]
-        lc = Lifecycle(TOOL, tid, "absent")
+        step = _STARTS[trigger][_NEW]
+        lc = Lifecycle(TOOL, tid, _NEW)
         if ACTIVE_TRACES:
             lc.record(trigger, step.transition)
         lc.state = step.dest

@@ -396,7 +396,7 @@ def _runner(
     by_type: dict[type, tuple[Any, Any]] = {cls: (run, None) for cls, run in delta_runs.items()}
     for cls, handler in handlers.items():
         by_type.setdefault(cls, (None, handler))
-    by_type[_DELTA] = (None, lambda ev, report: in_place(ev.delta))
+    by_type[_DELTA] = (None, in_place)
     get = by_type.get
     run_lc = runs.lc
 

@@ -393,3 +393,15 @@ def test_runs_of_deltas_to_several_messages(story):
         theirs = (run(story), check(iter(JsonLines(io.BytesIO(data)))))
     assert mine == theirs
     assert mine[1].violations
+
+
+def test_a_state_delta_before_any_state_still_needs_json_pointer_paths():
+    # Found by test_json_texts: the STATE_DELTA struct leaves the pointer pattern out, and a
+    # delta to a state nobody sent is ignored, but not before the general parse's SCHEMA-004.
+    stream = [
+        b'{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+        b'{"type":"STATE_DELTA","delta":[{"op":"add","path":"n","value":1}]}',
+        b'{"type":"STATE_DELTA","delta":[{"op":"add","path":"/n","value":1}]}',
+    ]
+    same_as_general(stream)
+    assert [row[0] for row in run(stream)[1]] == ["SCHEMA-004", "RUN-007"]
