@@ -12,12 +12,12 @@ plausible timestamp).
 
 :func:`lanes` gives each input form its lane: a wire dict, an ``ag_ui.core`` model, a
 decoded struct (:mod:`~agui_fsm.conformance.structs`), and runs of decoded structs (a block
-of JSON Lines is mostly runs of deltas); ``Validator.take_delta`` calls the handlers by the
-fields a caller has read. A run asks the handler once for each stretch of deltas of one
-entity, untagged and not empty, with their texts joined: the state a delta's step enters is
-one its table loops in (checked where the plans are read), so the later deltas of the
-stretch have nothing left to check, and the entity's record takes the joined text as it
-would take the texts one by one.
+of JSON Lines is mostly runs of deltas); the first three and ``Validator.take_delta`` (the
+fields a caller has read) take a delta by its fields (:class:`DeltaTaker`, which keeps the
+entity a delta continued). A run asks the handler once for each stretch of deltas of one
+entity, untagged and not empty, with their texts joined. Both rest on the table: the state a
+delta's step enters is one its table loops in (checked where the plans are read), so the
+later deltas of the entity have nothing left to check, and its record takes their texts.
 """
 
 from __future__ import annotations
@@ -29,12 +29,13 @@ from typing import Any, NamedTuple
 from agui_fsm.conformance import structs
 from agui_fsm.conformance.context import refuse
 from agui_fsm.conformance.wire import timestamp_unit
+from agui_fsm.trace import ACTIVE_TRACES
 
 Lane = Callable[[Any], bool]
 Run = Callable[[list, int], int]
-ByFields = Callable[[str, str, Any], bool]
-"""``take(entity_id, delta, subagent_run_id)``: the lane of one delta type, from its fields
-(the run quiet, then the handler with the refusing reporter)."""
+Take = Callable[[str, str, str, Any], bool]
+"""``take(kind, entity_id, delta, subagent_run_id)``: a delta by its fields
+(:meth:`DeltaTaker.take`)."""
 
 # Bounds of the shape table's timestamp (a JavaScript safe integer).
 _TS_MIN, _TS_MAX = -(2**53 - 1), 2**53 - 1
@@ -57,49 +58,78 @@ def plausible(ts: Any) -> bool:
     return ts is None or timestamp_unit(ts) is None
 
 
+class DeltaTaker:
+    """Takes a streaming delta by its fields: ``take(kind, entity_id, text, tag)`` is True once
+    taken (the run quiet, then the entity's handler with the refusing reporter), False with
+    nothing done. It keeps the entity the last delta continued (``kept``): until the
+    validator takes any other event (which clears ``kept``), that entity's next untagged,
+    non-empty delta has nothing left to check, its step being the self-loop the last one
+    entered, and goes straight to the entity's record."""
+
+    __slots__ = ("handlers", "kept", "quiet")
+
+    def __init__(self, runs: Any, owners: dict[str, Any]) -> None:
+        self.quiet = runs.quiet
+        self.handlers = {
+            kind: (owners[name].delta, owners[name].sink) for kind, (_, _, name) in _DELTAS.items()
+        }
+        self.kept: tuple[str, str, Callable[[str], Any]] | None = None
+
+    def take(self, kind: str, entity_id: str, text: str, tag: Any) -> bool:
+        kept = self.kept
+        if (
+            kept is not None
+            and kept[1] == entity_id
+            and kept[0] == kind
+            and tag is None
+            and text
+            and not ACTIVE_TRACES
+        ):
+            kept[2](text)
+            return True
+        handlers = self.handlers.get(kind)
+        if handlers is None or not self.quiet() or not handlers[0](entity_id, text, tag, refuse):
+            self.kept = None
+            return False
+        sink = handlers[1](entity_id)
+        self.kept = None if sink is None else (kind, entity_id, sink)
+        return True
+
+
 class DeltaLanes(NamedTuple):
     by_input: dict[type, Lane]
     runs: dict[type, Run]
 
 
-def lanes(runs: Any, owners: dict[str, Any]) -> DeltaLanes:
+def lanes(taker: DeltaTaker, owners: dict[str, Any]) -> DeltaLanes:
     """``by_input``: ``{input class: lane}`` for wire dicts, the ``ag_ui.core`` models (when
-    loaded) and the decoded structs; ``lane(event)`` is True when it took the event.
-    ``runs``: ``{struct class: run}``; ``run(events, i)`` takes as many of ``events[i:]`` as it
-    can and says how many. ``owners`` maps the lifecycle attribute names of ``_DELTAS`` to the
-    validator's collaborators. (``Validator.take_delta`` calls the handlers by their fields.)"""
-    quiet = runs.quiet
-    by_dict: dict[str, tuple[str, ByFields]] = {}
+    loaded) and the decoded structs; ``lane(event)`` is True when it took the event (by
+    ``taker``). ``runs``: ``{struct class: run}``; ``run(events, i)`` takes as many of
+    ``events[i:]`` as it can and says how many. ``owners`` maps the lifecycle attribute names
+    of ``_DELTAS`` to the validator's collaborators."""
+    take = taker.take
+    by_dict: dict[str, tuple[str, str]] = {}
     table: dict[type, Lane] = {}
     run_table: dict[type, Run] = {}
     core = sys.modules.get("ag_ui.core")  # the models, when the caller has loaded them
     for kind, (wire_id, model_id, owner_name) in _DELTAS.items():
-        owner = owners[owner_name]
-        take = _by_fields(quiet, owner.delta)
-        by_dict[kind] = (wire_id, take)
+        by_dict[kind] = (wire_id, kind)
         struct = structs.BY_TYPE[kind]
-        table[struct] = _struct_lane(take, model_id)
-        run_table[struct] = _run(struct, model_id, owner.delta)
+        table[struct] = _struct_lane(take, kind, model_id)
+        run_table[struct] = _run(struct, model_id, owners[owner_name].delta)
         if core is not None:
-            table[getattr(core, _MODELS[kind])] = _model_lane(take, model_id)
-    table[dict] = _dict_lane(by_dict)
+            table[getattr(core, _MODELS[kind])] = _model_lane(take, kind, model_id)
+    table[dict] = _dict_lane(take, by_dict)
     return DeltaLanes(table, run_table)
 
 
-def _by_fields(quiet: Callable[[], bool], delta: Callable[..., bool]) -> ByFields:
-    def take(entity_id: str, text: str, tag: Any) -> bool:
-        return quiet() and delta(entity_id, text, tag, refuse)
-
-    return take
-
-
-def _dict_lane(by_dict: dict[str, tuple[str, ByFields]]) -> Lane:
+def _dict_lane(take: Take, by_dict: dict[str, tuple[str, str]]) -> Lane:
     def from_dict(d: dict) -> bool:
         kind = d.get("type")
         entry = by_dict.get(kind) if type(kind) is str else None
         if entry is None:
             return False
-        key, take = entry
+        key, kind = entry
         entity_id, text = d.get(key), d.get("delta")
         if type(entity_id) is not str or type(text) is not str:
             return False
@@ -115,12 +145,12 @@ def _dict_lane(by_dict: dict[str, tuple[str, ByFields]]) -> Lane:
                 return False
             size += 1
         # Exactly these keys: no null, no unknown or snake_case key, nothing nested.
-        return len(d) == size and take(entity_id, text, tag)
+        return len(d) == size and take(kind, entity_id, text, tag)
 
     return from_dict
 
 
-def _model_lane(take: ByFields, attr: str) -> Lane:
+def _model_lane(take: Take, kind: str, attr: str) -> Lane:
     def from_model(e: Any) -> bool:
         # The nesting walk and the timestamp check find nothing in a flat model.
         entity_id, text = getattr(e, attr), e.delta
@@ -130,15 +160,15 @@ def _model_lane(take: ByFields, attr: str) -> Lane:
             and type(entity_id) is str
             and type(text) is str
             and plausible(e.timestamp)
-            and take(entity_id, text, e.subagent_run_id)
+            and take(kind, entity_id, text, e.subagent_run_id)
         )
 
     return from_model
 
 
-def _struct_lane(take: ByFields, attr: str) -> Lane:
+def _struct_lane(take: Take, kind: str, attr: str) -> Lane:
     def from_struct(e: Any) -> bool:
-        return plausible(e.timestamp) and take(getattr(e, attr), e.delta, e.subagent_run_id)
+        return plausible(e.timestamp) and take(kind, getattr(e, attr), e.delta, e.subagent_run_id)
 
     return from_struct
 

@@ -49,7 +49,6 @@ from agui_fsm.conformance.wire import timestamp_unit
 from agui_fsm.errors import UsageError
 from agui_fsm.machines import INTERRUPT, REASONING_MESSAGE, RUN, STEP, TEXT_MESSAGE, TOOL_CALL
 from agui_fsm.machines.plans import VALIDATOR
-from agui_fsm.trace import ACTIVE_TRACES
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
@@ -106,17 +105,10 @@ class Validator:
         parser = EventParser(ctx)
         self._parse = parser.parse
         self._accept = parser.accept
-        delta_lanes = deltas.lanes(runs, {"text": t, "tools": tc, "reasoning": r})
+        delta_owners = {"text": t, "tools": tc, "reasoning": r}
+        self._deltas = deltas.DeltaTaker(runs, delta_owners)
+        delta_lanes = deltas.lanes(self._deltas, delta_owners)
         self._quick = delta_lanes.by_input
-        self._by_fields = {
-            "TEXT_MESSAGE_CONTENT": (t.delta, t.sink),
-            "TOOL_CALL_ARGS": (tc.delta, tc.sink),
-            "REASONING_MESSAGE_CONTENT": (r.delta, r.sink),
-        }
-        # The entity the last delta taken by its fields continued, and its record: until the
-        # next event (fed any other way), its next untagged, non-empty delta has nothing
-        # left to check (its step is the self-loop that delta's entered).
-        self._kept: tuple[str, str, Any] | None = None
         by_struct = structs.BY_TYPE
         handlers = {
             by_struct[kind]: handler
@@ -180,13 +172,13 @@ class Validator:
         self, event: Mapping[str, Any] | BaseEvent | str | bytes, *, line: int | None = None
     ) -> list[Violation]:
         """Check one event; ``line`` (1-based) is copied into its violations."""
-        self._kept = None
         if self._finished:
             self._check_open("feed")
         take = self._quick.get(type(event))
         if take is not None and take(event):
             self._events += 1
             return []
+        self._deltas.kept = None  # the event may change what the kept entity's checks read
         cls = type(event)
         if cls is bytes or cls is str:
             ev = structs.decode_text(event)
@@ -206,32 +198,14 @@ class Validator:
         once counted, as :meth:`feed` of that event would (it would return no violation).
         False, with nothing done, otherwise: then :meth:`feed` the event. For a caller that
         has read those fields already (the runtime's delta lane)."""
-        kept = self._kept
         if (
-            kept is not None
-            and kept[1] == entity_id
-            and kept[0] == kind
-            and type(delta) is str
-            and delta
-            and not ACTIVE_TRACES
-        ):
-            kept[2](delta)
-            self._events += 1
-            return True
-        handlers = self._by_fields.get(kind)
-        if (
-            handlers is None
-            or self._finished
+            self._finished
             or type(entity_id) is not str
             or type(delta) is not str
-            or not self._runs.quiet()
-            or not handlers[0](entity_id, delta, None, refuse)
+            or not self._deltas.take(kind, entity_id, delta, None)
         ):
-            self._kept = None
             return False
         self._events += 1
-        sink = handlers[1](entity_id)
-        self._kept = None if sink is None else (kind, entity_id, sink)
         return True
 
     def _feed_text(self, text: bytes, line: int | None) -> list[Violation]:
@@ -266,7 +240,7 @@ class Validator:
         :meth:`feed` each, decoded together. ``on_found(violations)`` is called after each
         event that has some; when it returns True the block stops there. Returns the number
         of texts taken."""
-        self._kept = None
+        self._deltas.kept = None
         self._check_open("feed_lines")
         decoded = structs.decode_all(texts)
         if None in decoded:
@@ -317,7 +291,7 @@ class Validator:
         """An input layer's fault (INPUT-*, SCHEMA-001). It takes one event position when it
         stands for an event that could not be read; otherwise (a response header, a broken
         connection) it is reported at the next position."""
-        self._kept = None
+        self._deltas.kept = None
         self._check_open("feed_problem")
         ctx = self._begin(line)
         if not takes_position:
@@ -328,7 +302,7 @@ class Validator:
 
     def finish(self) -> list[Violation]:
         """End-of-stream checks; idempotent (later calls return [])."""
-        self._kept = None
+        self._deltas.kept = None
         if self._finished:
             return []
         self._finished = True
