@@ -141,32 +141,23 @@ def write_in_place(doc: Any, ops: Any) -> bool:
     bound, every slot found before any is written and, when there are several, none replacing
     an object or an array (a later path could lead through it): True once written, which is
     what :func:`apply_ops` would do. False, nothing changed, otherwise."""
-    if len(ops) == 1:
-        op = ops[0]
-        where = _bounded_slot(doc, op)
-        if where is None:
-            return False
-        put(where, op.value)
-        return True
+    several = len(ops) > 1
     slots = []
     for op in ops:
-        where = _bounded_slot(doc, op)
+        path = op.path
+        if len(path) > MAX_DOCUMENT_DEPTH and path.count("/") > MAX_DOCUMENT_DEPTH:
+            return False
+        where = slot(doc, op.op, path)
         if where is None:
             return False
-        target, last = where
-        if type(target) is dict and type(target.get(last)) in _CONTAINERS:
-            return False
+        if several:
+            target, last = where
+            if type(target) is dict and type(target.get(last)) in _CONTAINERS:
+                return False
         slots.append((where, op.value))
     for where, value in slots:
         put(where, value)
     return True
-
-
-def _bounded_slot(doc: Any, op: Any) -> tuple[Any, str] | None:
-    path = op.path
-    if len(path) > MAX_DOCUMENT_DEPTH and path.count("/") > MAX_DOCUMENT_DEPTH:
-        return None
-    return slot(doc, op.op, path)
 
 
 def set_in_place(doc: Any, op: dict[str, Any]) -> bool:

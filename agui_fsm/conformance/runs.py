@@ -217,11 +217,10 @@ class Runs:
         self.reasoning.settle()
 
     def finished(self, ev: Any, report: Report) -> bool:
-        if self.started:
-            thread_id, run_id = self.run_ids
-            for field, expected, actual in (
-                ("threadId", thread_id, getattr(ev, "thread_id", None)),
-                ("runId", run_id, getattr(ev, "run_id", None)),
+        ids = (getattr(ev, "thread_id", None), getattr(ev, "run_id", None))
+        if self.started and ids != self.run_ids:
+            for field, expected, actual in zip(
+                ("threadId", "runId"), self.run_ids, ids, strict=True
             ):
                 if (
                     expected is not None

@@ -367,11 +367,9 @@ def _runner(
     nothing to report, one after the other (0: the caller takes ``events[i]``): deltas by the
     run (:mod:`~agui_fsm.conformance.deltas`), brackets by their handler with the refusing
     reporter, a STATE_DELTA struct by its in-place writes."""
-    by_type: dict[type, tuple[Any, Any]] = {cls: (run, None) for cls, run in delta_runs.items()}
-    for cls, handler in handlers.items():
-        by_type.setdefault(cls, (None, handler))
-    by_type[_DELTA] = (None, in_place)
-    get = by_type.get
+    by_type: dict[type, Any] = dict(handlers)
+    by_type[_DELTA] = in_place
+    get, run_of = by_type.get, delta_runs.get
     run_lc = runs.lc
 
     def take(evs: list, i: int) -> int:
@@ -380,22 +378,22 @@ def _runner(
         n, j = len(evs), i
         while j < n:
             ev = evs[j]
-            lane = get(type(ev))
-            if lane is None:
-                break
-            ts = ev.timestamp
-            if ts is not None and timestamp_unit(ts) is not None:
-                break
-            run, handler = lane
-            if run is not None:
+            handler = get(type(ev))
+            if handler is not None:
+                ts = ev.timestamp
+                if ts is not None and timestamp_unit(ts) is not None:
+                    break
+                if not handler(ev, refuse):
+                    break
+                j += 1
+            else:
+                run = run_of(type(ev))  # a delta run checks each delta's timestamp itself
+                if run is None:
+                    break
                 k = run(evs, j)
                 if not k:
                     break
                 j += k
-            elif handler(ev, refuse):
-                j += 1
-            else:
-                break
             # Nothing a lane takes opens a chunk stream or starts a trace; only RUN_FINISHED
             # moves the run.
             if run_lc.state != "running":
