@@ -152,7 +152,7 @@ def letters_named(*keys: str) -> list[Letter]:
 def test_a_run_ended_after_the_save_streams_on_after_the_restore() -> None:
     """stream_end ends the run (its task returns) and cancel aborts it; after each, the
     restore has the runtime stream the saved run on in a new task
-    (agui_fsm.runtime.continue_active_run), and the run goes on as in a replay."""
+    (ThreadRuntime.continue_active_run), and the run goes on as in a replay."""
     keys = ("append", "TOOL_CALL_CHUNK(tc1)", "append")  # the second append waits its turn
     path = [LETTERS.index(x) for x in letters_named(*keys)]
     rest = [LETTERS.index(x) for x in letters_named("TEXT_MESSAGE_CHUNK(m2)", "stream_end")]

@@ -26,7 +26,6 @@ from agui_fsm.explore.tasks import (
     waits,
     woken,
 )
-from agui_fsm.runtime import continue_active_run
 
 
 class Harness(Protocol):
@@ -79,7 +78,7 @@ def restore(harness: Harness, saved: SavedState) -> bool:
     A task that waited at ``saved`` and has moved on since (a letter ended the run it
     streamed, or woke the operation queued behind that run) is stopped and, once the memory
     is back, started again: the run is streamed on from where its stream stood
-    (:func:`~agui_fsm.runtime.continue_active_run`), a queued operation is
+    (:meth:`~agui_fsm.runtime.ThreadRuntime.continue_active_run`), a queued operation is
     performed again and must come to wait where it waited, with the same local variables
     (:func:`~agui_fsm.explore.tasks.same_wait`). ``saved`` then names the new tasks. False
     when that is not possible: the harness is then only fit to be closed or restored to an
@@ -126,7 +125,7 @@ def _start_again(
     """New tasks in the place of ``moved`` ones (in ``started``), checked and adopted."""
     loop = harness.loop
     if saved.streaming in moved:
-        task = loop.create_task(continue_active_run(harness.runtime))
+        task = loop.create_task(harness.runtime.continue_active_run())
         harness.tasks[task] = saved.issued.get(saved.streaming)
         started[saved.streaming] = task
     for old, letter in saved.issued.items():  # in the order they were started

@@ -25,10 +25,10 @@ from typing import Any, Unpack
 
 from agui_fsm.errors import UsageError
 from agui_fsm.runtime.assembly import assemble
-from agui_fsm.runtime.diagnostics import Diagnostic
 from agui_fsm.runtime.guards import check_message_like, check_value
 from agui_fsm.runtime.messages import Message, default_id
 from agui_fsm.runtime.observe import RunView
+from agui_fsm.runtime.outlet import Diagnostic
 from agui_fsm.runtime.repository import RepositoryItem
 from agui_fsm.runtime.run import AgentRunError
 from agui_fsm.runtime.settings import RuntimeOptions, checked_settings
@@ -338,19 +338,18 @@ class ThreadRuntime:
         """Load the thread from the history adapter (once)."""
         await self._loader.load(lambda head: self._runs.start(head, self._runs.last_run_config))
 
+    async def continue_active_run(self) -> None:
+        """Stream the active run on from where its agent's stream stands, until it settles,
+        as the operation that started it would: the run's error is raised, a resume it made
+        due starts. For a runtime whose objects were put back in place to an earlier moment
+        (the explorer's checkpoints, :mod:`agui_fsm.explore.checkpoint`) after the task that
+        streamed the run had ended; nothing without an active run. Raises
+        :class:`~agui_fsm.errors.UsageError` while a task still streams it."""
+        await self._runs.continue_active()
+
     async def flush_history(self) -> None:
         """Wait for history adapter calls in flight (asynchronous adapters)."""
         await self.history.flush()
-
-
-async def continue_active_run(runtime: ThreadRuntime) -> None:
-    """Stream ``runtime``'s active run on from where its agent's stream stands, until it
-    settles, as the operation that started it would: the run's error is raised, a resume it
-    made due starts. For a runtime whose objects were put back in place to an earlier moment
-    (the explorer's checkpoints, :mod:`agui_fsm.explore.checkpoint`) after the task that
-    streamed the run had ended; nothing without an active run. Raises
-    :class:`~agui_fsm.errors.UsageError` while a task still streams it."""
-    await runtime._runs.continue_active()
 
 
 def _role(message: Any) -> str:
@@ -361,10 +360,4 @@ def _role(message: Any) -> str:
     return message.role
 
 
-__all__ = [
-    "AgentRunError",
-    "Diagnostic",
-    "ThreadRuntime",
-    "continue_active_run",
-    "persisted_interrupts",
-]
+__all__ = ["AgentRunError", "Diagnostic", "ThreadRuntime", "persisted_interrupts"]

@@ -5,7 +5,7 @@ violation the client enforces fails the run; ``lenient`` records it instead), ex
 from chunks, and handed to the run (:meth:`~agui_fsm.runtime.run.RunContext.on_event`,
 the subscriber's routing). :class:`RunStream` is one run's pass over its stream. A flat
 delta continuing its part (most of a stream) takes the delta lane
-(:mod:`agui_fsm.runtime.lane`) instead, to the same effect.
+(:mod:`agui_fsm.runtime.deltas`) instead, to the same effect.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.events import EventSchemaError, flat_delta, parse_event
-from agui_fsm.runtime.lane import DeltaLane
+from agui_fsm.runtime.deltas import DeltaLane
 from agui_fsm.runtime.pipeline import (
     ChunkExpander,
     StreamValidator,
@@ -140,16 +140,11 @@ class RunStream:
                 self.diagnose(exc, run)
                 return
             raise
-        if run.rejects_outcome(event):
-            rejected = EventSchemaError(
-                "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
-                "profile's schema predates AG-UI 1.0)",
-                rule="SCHEMA-004",
-                index=index,
-                event_type="RUN_FINISHED",
-            )
+        try:
+            run.check_outcome(event)
+        except EventSchemaError as rejected:
             if not self.lenient:
-                raise rejected
+                raise
             self.diagnose(rejected, run)
             return
         self._validated(

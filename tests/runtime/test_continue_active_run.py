@@ -1,4 +1,4 @@
-"""``continue_active_run(runtime)``: a run's stream taken on by a new task (what the
+"""``ThreadRuntime.continue_active_run()``: a run's stream taken on by a new task (what the
 explorer needs after putting the runtime's objects back in place, agui_fsm.explore.checkpoint;
 tests/test_explore_states.py checks that the run then goes on as it would have)."""
 
@@ -9,7 +9,6 @@ import asyncio
 import pytest
 
 from agui_fsm.errors import UsageError
-from agui_fsm.runtime import continue_active_run
 from tests.runtime.runtime_support import runtime
 
 START = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
@@ -18,7 +17,7 @@ FINISH = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}
 
 def test_without_an_active_run_it_does_nothing() -> None:
     rt, _ = runtime()
-    asyncio.run(continue_active_run(rt))
+    asyncio.run(rt.continue_active_run())
     assert rt.messages == [] and not rt.is_running
 
 
@@ -36,7 +35,7 @@ def test_it_refuses_while_a_task_streams_the_run() -> None:
         await asyncio.sleep(0.01)
         assert rt.is_running
         with pytest.raises(UsageError, match="a task is streaming the active run"):
-            await continue_active_run(rt)
+            await rt.continue_active_run()
         gate.set()
         await task
         assert not rt.is_running
