@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from agui_fsm.explore import Harness, HarnessError, Letter, alphabet, quiet_runtime_logs
 from agui_fsm.explore.checkpoint import StaticObjects
-from agui_fsm.invariants import Observation, RunRecord, Step, check_step
+from agui_fsm.explore.expand import VALUE_TYPES
+from agui_fsm.invariants import check_step
 
 LETTERS = alphabet()
 FUTURE = 3  # letters after the merge (or the restore) compared
@@ -99,7 +100,7 @@ def test_paths_with_one_fingerprint_have_one_future(pair, suffix) -> None:
             other.close()
 
 
-STATIC = StaticObjects([LETTERS], (Observation, Step, RunRecord))
+STATIC = StaticObjects([LETTERS], VALUE_TYPES)
 
 
 def walk(draw_index, harness: Harness, length: int) -> list[int]:

@@ -28,6 +28,13 @@ from agui_fsm.explore.letters import Letter
 from agui_fsm.explore.observe import digest
 from agui_fsm.explore.tasks import event_loop
 from agui_fsm.invariants import Invariant, Observation, Problem, RunRecord, Step, check_step
+from agui_fsm.machines.plans import BoundMachine, Driver
+from agui_fsm.machines.table import CompiledMachine
+
+#: Classes whose instances nobody writes once built, left out of checkpoints: the invariants'
+#: records, and the machines (a bound machine compiling its plans on first use fills a cache
+#: of its table's, which a restore need not undo).
+VALUE_TYPES = (Observation, Step, RunRecord, CompiledMachine, BoundMachine, Driver)
 
 
 @dataclass(frozen=True)
@@ -93,9 +100,7 @@ class Expander:
             self.harness.close()
         self.harness = Harness(loop=self.loop, **self.options)
         if self.static is None:
-            self.static = StaticObjects(
-                [self.letters, self.harness.runtime.machines], (Observation, Step, RunRecord)
-            )
+            self.static = StaticObjects([self.letters], VALUE_TYPES)
         self.saved = [((), self.harness.save(self.static))]
         self.position = ()
 

@@ -132,7 +132,7 @@ class Harness:
     def observe(self, model_state: Any, client_results: dict[str, Any]) -> Observation:
         return observe_runtime(self.runtime, self.streams, model_state, client_results)
 
-    def fingerprint(self, observed_only: bool = False) -> str:
+    def fingerprint(self, observed_only: bool = False) -> bytes:
         """A canonical key of everything the future can depend on (see
         :func:`agui_fsm.explore.observe.fingerprint`); ``observed_only``: of what the
         invariants observe."""

@@ -9,12 +9,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from agui_fsm.explore.agent import ScriptedStream
 from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
 from agui_fsm.runtime.messages import is_optimistic_id
 
-_REPEATED_TEXT = re.compile(r'("text": )"x+"')
+_REPEATED_TEXT = re.compile(rb'("text":)"x+"')
+_GENERATED_ID = re.compile(rb"gen-\d+")
+_SORTED_JSON = msgspec.json.Encoder(enc_hook=str, order="sorted")
 
 
 def observe_runtime(
@@ -74,7 +78,7 @@ def fingerprint(
     stream: ScriptedStream | None,
     runtime: Any,
     waiting: list[Any] | None = None,
-) -> str:
+) -> bytes:
     """A canonical key of everything the future of a quiescent harness depends on; states
     with one key are merged by the search. With ``waiting`` None, the observed part alone.
 
@@ -144,9 +148,20 @@ def fingerprint(
                 _overwritten(stream.events) if active is not None and stream else [],
             ]
         )
-    text = _REPEATED_TEXT.sub(r'\1"x"', json.dumps(data, sort_keys=True, default=str))
-    names: dict[str, str] = {}
-    return re.sub(r"gen-\d+", lambda m: names.setdefault(m.group(), f"${len(names)}"), text)
+    text = _REPEATED_TEXT.sub(rb'\1"x"', _canonical_json(data))
+    names: dict[bytes, bytes] = {}
+    return _GENERATED_ID.sub(lambda m: names.setdefault(m.group(), b"$%d" % len(names)), text)
+
+
+def _canonical_json(data: Any) -> bytes:
+    """``data`` as JSON with sorted keys (and sorted sets), other objects by ``str``; by the
+    standard library's encoder where a dict has keys other than strings (msgspec sorts
+    only string keys)."""
+    try:
+        return _SORTED_JSON.encode(data)
+    except TypeError:
+        text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
+        return text.encode()
 
 
 def _overwritten(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -176,7 +191,7 @@ def _untimed(metadata: dict[str, Any]) -> dict[str, Any]:
     return {k: copy_json(v) for k, v in metadata.items() if k != "timing"}
 
 
-def digest(fingerprint_text: str) -> bytes:
+def digest(fingerprint_text: bytes) -> bytes:
     """A 16-byte digest of a fingerprint: what the search keeps of each state it has seen
     (the same in every process, unlike ``hash``)."""
-    return hashlib.blake2b(fingerprint_text.encode(), digest_size=16).digest()
+    return hashlib.blake2b(fingerprint_text, digest_size=16).digest()
