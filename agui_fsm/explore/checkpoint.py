@@ -169,7 +169,7 @@ class Checkpoint:
 
     def __init__(self, root: Any, static: StaticObjects | None = None) -> None:
         self._contents = _Contents()
-        self._holders: tuple[list[dict], list[list], list[set], list[list]] | None = None
+        self._holders: _Holders | None = None
         ids, values = (static.ids, static.value_types) if static else (frozenset(), frozenset())
         self.size = _walk([root], ids, values, self._contents, None)
 
@@ -213,13 +213,18 @@ class Checkpoint:
             for value in [v for v in items if id(v) in new_for]:
                 items.discard(value)
                 items.add(new_for[id(value)])
-        for entries in triples:
-            for index, (obj, name, value) in enumerate(entries):
-                if id(value) in new_for:
-                    entries[index] = (obj, name, new_for[id(value)])
+        for entries, index in triples:
+            obj, name, value = entries[index]
+            if id(value) in new_for:
+                entries[index] = (obj, name, new_for[id(value)])
 
 
-def _holders(saved: _Contents) -> tuple[list[dict], list[list], list[set], list[list]]:
+# Saved dicts, lists and sets holding a future, and (slots or cells, index) of the entries
+# holding one.
+_Holders = tuple[list[dict], list[list], list[set], list[tuple[list, int]]]
+
+
+def _holders(saved: _Contents) -> _Holders:
     """The saved contents that hold an asyncio future (a task is one): where
     :meth:`Checkpoint.replace` looks."""
 
@@ -231,7 +236,12 @@ def _holders(saved: _Contents) -> tuple[list[dict], list[list], list[set], list[
     lists = [items for _, _, items in saved.lists if holds(items)]
     lists += [items for _, items in saved.deques if holds(items)]
     sets = [items for _, items in saved.sets if holds(items)]
-    triples = [saved.slots, saved.cells]
+    triples = [
+        (entries, index)
+        for entries in (saved.slots, saved.cells)
+        for index, entry in enumerate(entries)
+        if type(entry[2]) in _FUTURES
+    ]
     return dicts, lists, sets, triples
 
 

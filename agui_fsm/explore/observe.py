@@ -180,15 +180,16 @@ def _exported(message: Any, parent_id: str | None) -> list[Any]:
         message.id,
         parent_id,
         message.role,
-        copy_json(message.content),
+        message.content,
         message.status,
         _untimed(message.metadata),
     ]
 
 
 def _untimed(metadata: dict[str, Any]) -> dict[str, Any]:
-    """A message's metadata without its stream timing (wall-clock figures)."""
-    return {k: copy_json(v) for k, v in metadata.items() if k != "timing"}
+    """A message's metadata without its stream timing (wall-clock figures); encoded at
+    once, so not copied."""
+    return {k: v for k, v in metadata.items() if k != "timing"}
 
 
 def digest(fingerprint_text: bytes) -> bytes:
