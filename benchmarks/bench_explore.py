@@ -8,9 +8,9 @@ Each depth runs as its own process, `agui-fsm check --depth N -q`: this tree's w
 `--base-depths`, the explorer of the `--base` checkout (a git worktree
 of the earlier commit with its own `.venv`, e.g. `git worktree add ../explore-base d5f344d`)
 alternating with it, so both meet the same load. Printed: a table of depth, distinct states,
-transitions, seconds (best of `--repeat`) for each, the speed-up, and the targets of
-docs/explorer.md (depth 6 at least 10x faster than the base, depth 7 under 60 s, depth 8
-under 10 minutes) with what was measured.
+transitions, seconds (best of `--repeat`) and transitions a second for each, the speed-up,
+and the targets of docs/explorer.md (depth 6 at least 10x faster than the base, depth 7
+under 60 s, depth 8 under 10 minutes) with what was measured.
 """
 
 from __future__ import annotations
@@ -95,14 +95,16 @@ def main() -> None:
 def print_row(depth: int, new: dict, old: dict | None, jobs: int) -> None:
     line = (
         f"depth {depth}: {new['states']:>9,} states {new['transitions']:>10,} transitions "
-        f"{new['seconds']:8.1f} s (--jobs {jobs}, {new['invariants']} invariants)"
+        f"{new['seconds']:8.1f} s {new['transitions'] / new['seconds']:7,.0f}/s "
+        f"(--jobs {jobs}, {new['invariants']} invariants)"
     )
     if new["stopped"]:
         line += f" [{new['stopped']}]"
     if old is not None:
         line += (
             f" | base: {old['states']:>8,} states {old['transitions']:>9,} sequences "
-            f"{old['seconds']:8.1f} s (one process) | {old['seconds'] / new['seconds']:5.1f}x"
+            f"{old['seconds']:8.1f} s {old['transitions'] / old['seconds']:7,.0f}/s (one process)"
+            f" | {old['seconds'] / new['seconds']:5.1f}x"
         )
     print(line, flush=True)
 
