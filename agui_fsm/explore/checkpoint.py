@@ -277,7 +277,7 @@ def _walk(
     """Save the contents of everything reachable from ``stack`` by the module's rules into
     ``saved`` (``static`` ids and instances of ``values`` left alone); ``visit(obj)`` (if
     given) for every object looked at. Returns how many."""
-    seen: set[int] = set()
+    seen = set(static)  # static objects count as seen
     atoms = _ATOMS
     kinds = _KINDS
     push, pop = stack.append, stack.pop
@@ -289,7 +289,7 @@ def _walk(
     while stack:
         obj = pop()
         key = id(obj)
-        if key in seen or key in static:
+        if key in seen:
             continue
         seen.add(key)
         if visit is not None:
@@ -341,7 +341,7 @@ def _walk(
         elif kind == _DEQUE:
             saved.deques.append((obj, list(obj)))
             extend(obj)
-    return len(seen)
+    return len(seen) - len(static)
 
 
 def _instance(

@@ -43,7 +43,7 @@ def waits(loop: asyncio.AbstractEventLoop, keep_locals: Any = ()) -> dict[asynci
     """Every pending task of ``loop`` and where it waits; the local variables of the tasks
     in ``keep_locals`` too."""
     found = {}
-    for task in asyncio.all_tasks(loop):
+    for task in pending_tasks(loop):
         chain = []
         frames = [] if task in keep_locals else None
         awaited: Any = task.get_coro()
@@ -179,7 +179,7 @@ def streaming_task(
 ) -> asyncio.Task | None:
     """The task whose innermost frame runs ``streaming`` (a stream's ``__anext__``) for
     ``stream``."""
-    for task in asyncio.all_tasks(loop):
+    for task in pending_tasks(loop):
         frame = getattr(innermost(task), "cr_frame", None)
         if frame is not None and frame.f_code is streaming and frame.f_locals["self"] is stream:
             return task
@@ -211,8 +211,36 @@ def woken(found: dict[asyncio.Task, Wait]) -> bool:
 
 def event_loop() -> asyncio.AbstractEventLoop:
     """An event loop for the harness: it has no I/O, so a turn of the loop that must not
-    wait asks the operating system nothing (most of a step's turns)."""
-    return asyncio.SelectorEventLoop(_NoWaitSelector())
+    wait asks the operating system nothing (most of a step's turns); it lists its pending
+    tasks from those made on it (:func:`pending_tasks`)."""
+    return _HarnessLoop()
+
+
+def pending_tasks(loop: asyncio.AbstractEventLoop) -> set[asyncio.Task]:
+    """The tasks of ``loop`` not done yet."""
+    if isinstance(loop, _HarnessLoop):
+        return loop.pending_tasks()
+    return asyncio.all_tasks(loop)
+
+
+class _HarnessLoop(asyncio.SelectorEventLoop):
+    """A loop that keeps the tasks made on it until they are done:
+    ``asyncio.all_tasks`` goes through every task of the process not yet collected, and
+    the saved states keep many done ones alive."""
+
+    def __init__(self) -> None:
+        super().__init__(_NoWaitSelector())
+        self._made: set[asyncio.Task] = set()
+        self.set_task_factory(self._make)
+
+    def _make(self, loop: asyncio.AbstractEventLoop, coro: Any, **options: Any) -> asyncio.Task:
+        task = asyncio.Task(coro, loop=loop, **options)
+        self._made.add(task)
+        return task
+
+    def pending_tasks(self) -> set[asyncio.Task]:
+        self._made = {task for task in self._made if not task.done()}
+        return set(self._made)
 
 
 class _NoWaitSelector(selectors.DefaultSelector):  # type: ignore[misc, valid-type]
