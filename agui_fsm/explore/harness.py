@@ -188,6 +188,10 @@ class Harness:
         self._collect()
         if stream is not None and not stream.open:
             stream.validator = None  # a closed stream is validated no more
+        active = self.runtime.active_run
+        for closed in self.streams:
+            if not closed.open and closed.final is None and closed.context != active:
+                closed.settle()
         return Step(
             letter.kind,
             letter.name,
