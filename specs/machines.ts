@@ -44,6 +44,8 @@ export const CLIENT_ACTIONS = {
   "start_run": "the client opens a run against the agent (append, reload or resume)",
   "stream_end": "the agent's event stream closed normally",
   "agent_error": "the agent's stream raised (transport error, protocol violation)",
+  "event_unlisted": "an event continues a message or tool call (by its messageId or toolCallId) that the client pipeline's own message list does not hold",
+  "stream_fault": "an event of the stream has findings, or the client's own checks refuse it: it fails the run or is diagnosed",
   "run_settled": "the run that owns this item settled",
   "import_snapshot": "the item arrived in a MESSAGES_SNAPSHOT or loaded history",
   "interrupt": "a RUN_FINISHED interrupt outcome names this item",
@@ -142,6 +144,8 @@ export type RunTrigger =
   | "RUN_STARTED"
   | "RUN_FINISHED"
   | "MESSAGES_SNAPSHOT"
+  | "stream_fault"
+  | "event_unlisted"
   | "RUN_ERROR"
   | "agent_error"
   | "cancel"
@@ -154,7 +158,9 @@ export type RunGuard =
   | "first_finish"
   | "outcome_names_pending_tool_calls"
   | "refuses_while_running"
-  | "finish_dispatched";
+  | "finish_dispatched"
+  | "rejected_by_client_1_0"
+  | "rejected_by_client_0_0_58";
 export type RunEffect =
   | "open_run"
   | "ignore_event"
@@ -164,6 +170,10 @@ export type RunEffect =
   | "mark_cancelled"
   | "synthesize_run_finished"
   | "close_run"
+  | "fail_run"
+  | "diagnose_fault"
+  | "drop_event"
+  | "apply_event"
   | "reject_outcome"
   | "store_snapshot_messages"
   | "refuse_run"
@@ -191,7 +201,9 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
     "outcome_names_pending_tool_calls": "the success outcome carries AG-UI 1.0's pendingToolCallIds",
     "refuses_while_running": "the runtime's queue_policy is 'refuse'",
-    "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second RUN_STARTED reopened the stream's run, not the client's"
+    "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second RUN_STARTED reopened the stream's run, not the client's",
+    "rejected_by_client_1_0": "@ag-ui/client 1.0 fails the run on this event: a finding of a rule whose verify_events verdict is 'same' (with validation='all', any error)",
+    "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on this event: its event schemas do not list the type, or its verifyEvents refuses it (agui_fsm.runtime.reference_checks; with validation='all', any error too). It checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after RUN_ERROR"
   },
   effects: {
     "open_run": "insert the optimistic assistant placeholder, reset the aggregator (a synthetic RUN_STARTED) and call the agent",
@@ -202,6 +214,10 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     "mark_cancelled": "mark the assistant message incomplete/cancelled and stop reading the stream",
     "synthesize_run_finished": "the stream closed without RUN_FINISHED: hand the aggregator one, as @ag-ui/client's finalize does",
     "close_run": "clear the running flag; then start a deferred resume, if one is due, then the runs queued behind this one",
+    "fail_run": "the run fails on the event: the error is the validator's finding for it (or, where the validator has none, the client check's), the message ends incomplete/error (agent_error)",
+    "diagnose_fault": "the event's findings become diagnostics; the event goes on",
+    "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a console warning: the subscriber never sees it",
+    "apply_event": "the event goes to the thread like any other: the spec profile keeps no second message list (the validator has already judged the stream)",
     "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
     "store_snapshot_messages": "the history adapter is given the snapshot's messages it does not have yet, in thread order (a user message the snapshot renamed is stored under its new id, so what it stores stays connected); the reference stores none",
     "refuse_run": "append, reload or resume while this run streams raises UsageError",
@@ -233,6 +249,21 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     {"trigger": "RUN_FINISHED", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["ignore_event"], "profile": "spec"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
+    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
+    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
+    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
+    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
+    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
+    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
+    {"trigger": "event_unlisted", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
+    {"trigger": "event_unlisted", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},
+    {"trigger": "event_unlisted", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
+    {"trigger": "event_unlisted", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},
+    {"trigger": "event_unlisted", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
+    {"trigger": "event_unlisted", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},
     {"trigger": "RUN_ERROR", "source": ["running", "draining"], "dest": "errored", "conditions": [], "unless": [], "effects": ["mark_error"], "profile": null},
     {"trigger": "agent_error", "source": ["running", "draining", "errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["mark_error"], "profile": null},
     {"trigger": "cancel", "source": ["running", "draining"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["mark_cancelled"], "profile": null},
@@ -835,6 +866,7 @@ export type ToolExecutionGuard =
   | "equivalent_json"
   | "divergent_complete"
   | "args_complete"
+  | "off_thread"
   | "tool_raised";
 export type ToolExecutionEffect =
   | "record_restored"
@@ -881,6 +913,7 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     "equivalent_json": "both argsTexts parse to equal JSON values, keys in any order (A.3)",
     "divergent_complete": "the new argsText is not an extension of the tracked one and parses as JSON (#5130: a re-serialized final snapshot); the tool has not run yet",
     "args_complete": "the tracked argsText parses as JSON",
+    "off_thread": "the call is not on the visible thread (its message is on another branch): the tracker closes the arguments only of the calls an update shows",
     "tool_raised": "the tool raised: its error becomes the result, isError true"
   },
   effects: {
@@ -921,6 +954,8 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     {"trigger": "observe_args", "source": ["stuck"], "dest": "stuck", "conditions": [], "unless": [], "effects": ["keep_stale_prefix"], "profile": null},
     {"trigger": "observe_result", "source": ["streaming", "stuck"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": ["skip_execution"], "profile": null},
     {"trigger": "interrupt", "source": ["streaming", "stuck"], "dest": "skipped", "conditions": ["has_approval"], "unless": [], "effects": ["skip_execution"], "profile": null},
+    {"trigger": "run_settled", "source": ["streaming"], "dest": "streaming", "conditions": ["off_thread"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "run_settled", "source": ["stuck"], "dest": "stuck", "conditions": ["off_thread"], "unless": [], "effects": [], "profile": null},
     {"trigger": "run_settled", "source": ["streaming", "stuck"], "dest": "executing", "conditions": ["args_complete"], "unless": [], "effects": ["call_tool"], "profile": null},
     {"trigger": "run_settled", "source": ["streaming"], "dest": "stuck", "conditions": [], "unless": [], "effects": ["report_stale_args"], "profile": null},
     {"trigger": "append", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["discard_pending"], "profile": null},

@@ -69,6 +69,37 @@ RUN = MachineTable(
             edge("MESSAGES_SNAPSHOT", state, state, do="store_snapshot_messages", profile="spec")
             for state in ("running", "draining")
         ),
+        *(
+            e
+            for state in BUSY
+            for e in (
+                edge(
+                    "stream_fault",
+                    state,
+                    state,
+                    when="rejected_by_client_1_0",
+                    do="fail_run",
+                    profile="spec",
+                ),
+                edge(
+                    "stream_fault",
+                    state,
+                    state,
+                    when="rejected_by_client_0_0_58",
+                    do="fail_run",
+                    profile="reference",
+                ),
+                edge("stream_fault", state, state, do="diagnose_fault"),
+            )
+        ),
+        *(
+            e
+            for state in BUSY
+            for e in (
+                edge("event_unlisted", state, state, do="drop_event", profile="reference"),
+                edge("event_unlisted", state, state, do="apply_event", profile="spec"),
+            )
+        ),
         edge("RUN_ERROR", ("running", "draining"), "errored", do="mark_error"),
         edge("agent_error", ("running", "draining", "errored"), "errored", do="mark_error"),
         edge("cancel", ("running", "draining"), "cancelled", do="mark_cancelled"),
@@ -106,6 +137,13 @@ RUN = MachineTable(
         "refuses_while_running": "the runtime's queue_policy is 'refuse'",
         "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second "
         "RUN_STARTED reopened the stream's run, not the client's",
+        "rejected_by_client_1_0": "@ag-ui/client 1.0 fails the run on this event: a finding "
+        "of a rule whose verify_events verdict is 'same' (with validation='all', any error)",
+        "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on "
+        "this event: its event schemas do not list the type, or its verifyEvents refuses it "
+        "(agui_fsm.runtime.reference_checks; with validation='all', any error too). It "
+        "checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after "
+        "RUN_ERROR",
     },
     effects={
         "open_run": "insert the optimistic assistant placeholder, reset the aggregator "
@@ -126,6 +164,14 @@ RUN = MachineTable(
         "aggregator one, as @ag-ui/client's finalize does",
         "close_run": "clear the running flag; then start a deferred resume, if one is due, "
         "then the runs queued behind this one",
+        "fail_run": "the run fails on the event: the error is the validator's finding for it "
+        "(or, where the validator has none, the client check's), the message ends "
+        "incomplete/error (agent_error)",
+        "diagnose_fault": "the event's findings become diagnostics; the event goes on",
+        "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a "
+        "console warning: the subscriber never sees it",
+        "apply_event": "the event goes to the thread like any other: the spec profile keeps "
+        "no second message list (the validator has already judged the stream)",
         "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the "
         "outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
         "store_snapshot_messages": "the history adapter is given the snapshot's messages it "

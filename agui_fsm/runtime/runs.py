@@ -177,7 +177,8 @@ class Runs:
             run_input = self.build_input(run_id, run_config, historical, resume)
             self.interrupts.check_run_answers(resume)
             self.count += 1
-            await RunStream(run, self.settings, self.diagnose).consume(self.agent.run(run_input))
+            stream = RunStream(run, self.settings, self.diagnose, run_input["messages"])
+            await stream.consume(self.agent.run(run_input))
         except asyncio.CancelledError:
             if not run.aborted:
                 raise

@@ -25,8 +25,21 @@ from agui_fsm.runtime.pipeline import (
     is_error,
     legacy_thinking_event,
 )
+from agui_fsm.runtime.reference_checks import EVENT_TYPES_0_0_58, ClientMessages, VerifyEvents
 from agui_fsm.runtime.run import RunContext
 from agui_fsm.runtime.settings import RuntimeSettings
+
+CLIENT_1_0, CLIENT_0_0_58 = "rejected_by_client_1_0", "rejected_by_client_0_0_58"
+
+
+def fault_guard(run: RunContext) -> str:
+    """The guard of the profile's failing ``stream_fault`` edge: what @ag-ui/client 1.0
+    refuses, or (the reference profile) what 0.0.58 refuses."""
+    machine = run.life.machine
+    for t in machine.table.transitions_in(machine.profile):
+        if t.trigger == "stream_fault" and t.conditions:
+            return t.conditions[0]
+    return CLIENT_1_0
 
 
 class RunStream:
@@ -35,6 +48,7 @@ class RunStream:
         run: RunContext,
         settings: RuntimeSettings,
         diagnose: Callable[[Exception, Any], None],
+        input_messages: Sequence[Any] = (),
     ) -> None:
         self.run = run
         self.lenient = settings.lenient
@@ -43,11 +57,22 @@ class RunStream:
         self.expander = ChunkExpander()
         factory = settings.validator_factory
         self.validator = StreamValidator(factory if factory is not False else lambda: None)
+        self.fault_guard = fault_guard(run)
+        self.client_0_0_58 = (
+            VerifyEvents() if self.fault_guard == CLIENT_0_0_58 and factory is not False else None
+        )
+        """The reference client's own checks (run when events are checked at all, not with
+        ``validator=False``), which then decide what fails the run."""
+        self.client_messages = (
+            ClientMessages.of_input(input_messages) if self.client_0_0_58 is not None else None
+        )
+        """The message list the reference client's pipeline keeps (with its checks)."""
         # The delta lane feeds the validator a wire dict: the default one's input, or none.
+        # The reference client's checks see every event, so that profile goes without it.
         validator = self.validator
         self.lane = (
             DeltaLane(run, self.expander, validator.wire_feed, validator.wire_delta)
-            if validator.reads_wire
+            if validator.reads_wire and self.client_0_0_58 is None
             else None
         )
 
@@ -124,22 +149,34 @@ class RunStream:
         legacy = legacy_thinking_event(raw) if flat is None else None
         if legacy is not None:
             # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
-            # open chunked message) but never hands them to the subscriber: they render
-            # nothing.
-            for expanded in list(self.expander.feed(legacy, index))[:-1]:
-                run.on_event(expanded)
+            # open chunked message) and verifyEvents, but never hands them to the subscriber:
+            # they render nothing.
+            *closing, _ = self.expander.feed(legacy, index)
+            for expanded in closing:
+                self._apply_checked(expanded, (), index)
+            if self.client_0_0_58 is not None:
+                self._check_client(raw["type"], None, (), index)
             return
         try:
             if event is None:
                 event = parse_event(raw)
         except EventSchemaError as exc:
             exc.index = index
-            # The client drops an event of an unknown type (with a warning), and fails the
-            # run on a malformed one.
-            if self.lenient or exc.rule == "SCHEMA-003":
-                self.diagnose(exc, run)
-                return
-            raise
+            # @ag-ui/client 1.0 drops an event of an unknown type (with a warning) and fails
+            # the run on a malformed one; 0.0.58's HttpAgent fails the run on both.
+            refused = exc.rule != "SCHEMA-003" or self.client_0_0_58 is not None
+            self._judge([exc], (), refused)
+            return
+        if self.client_0_0_58 is not None and event.type.value not in EVENT_TYPES_0_0_58:
+            unknown = EventSchemaError(
+                f"{event.type.value}: not an event type of @ag-ui/client 0.0.58, whose "
+                "HttpAgent refuses it",
+                rule="SCHEMA-003",
+                index=index,
+                event_type=event.type.value,
+            )
+            self._judge([unknown], (), True)
+            return
         if run.rejects_outcome(event):
             rejected = EventSchemaError(
                 "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
@@ -158,17 +195,69 @@ class RunStream:
 
     def _validated(self, event: Any, violations: Sequence[Any], index: int) -> None:
         """The rest of the pipeline, after the validator found ``violations``."""
-        run = self.run
-        for violation in violations:
-            if not self.lenient and self._fails_run(violation):
-                raise as_protocol_violation(violation, index)
-            self.diagnose(as_protocol_violation(violation, index), run)
+        if self.client_0_0_58 is None and violations:
+            refused = any(self._fails_run(v) for v in violations)
+            self._judge(*_findings(violations, index), refused)
+            violations = ()
         try:
             events = self.expander.feed(event, index)
         except ProtocolViolation as exc:
-            if not self.lenient:
-                raise
-            self.diagnose(exc, run)
+            errors, others = _findings(violations, index)
+            self._judge([exc, *errors], others, True)
             return
         for expanded in events:
-            run.on_event(expanded)
+            self._apply_checked(expanded, violations, index)
+            violations = ()
+
+    def _apply_checked(self, event: Any, violations: Sequence[Any], index: int) -> None:
+        """Hand one chunk-expanded event to the run, once the reference client's checks (in
+        that profile) let it through."""
+        if self.client_0_0_58 is None:
+            self.run.on_event(event)
+            return
+        kind = event.type.value
+        if not self._check_client(kind, event, violations, index):
+            return
+        if self.client_messages.delivers(kind, event):  # type: ignore[union-attr]
+            self.run.on_event(event)
+        else:
+            self.run.life.fire("event_unlisted")
+
+    def _check_client(self, kind: str, event: Any, violations: Sequence[Any], index: int) -> bool:
+        """@ag-ui/client 0.0.58's verifyEvents on the next event (the reference profile)
+        and the validator's ``violations`` of it, judged on the run's ``stream_fault`` edge:
+        whether the event goes on (a refused one only when lenient). A refused event fails
+        the run with the validator's first error for it, else with the client check's own
+        fault."""
+        fault = self.client_0_0_58.check(kind, event)  # type: ignore[union-attr]
+        errors, others = _findings(violations, index)
+        refused = fault is not None or (self.validates_all and bool(errors))
+        if fault is not None and not errors:
+            errors.append(
+                ProtocolViolation(fault.message, rule=fault.rule, index=index, event_type=kind)
+            )
+        self._judge(errors, others, refused)
+        return not refused or self.lenient
+
+    def _judge(
+        self, errors: Sequence[Exception], others: Sequence[Exception], refused: bool
+    ) -> None:
+        """An event's findings: an event with an error, or one the profile's client
+        refuses, takes the run's ``stream_fault`` edge, which fails the run on the first
+        error (unless lenient) or diagnoses it; warnings are diagnosed."""
+        run = self.run
+        if errors or refused:
+            taken = run.life.fire("stream_fault", {self.fault_guard: refused})
+            if "fail_run" in taken.effects and not self.lenient:
+                raise errors[0]
+        for finding in (*errors, *others):
+            self.diagnose(finding, run)
+
+
+def _findings(
+    violations: Sequence[Any], index: int
+) -> tuple[list[ProtocolViolation], list[ProtocolViolation]]:
+    """The validator's findings of one event as exceptions: its errors, and the rest."""
+    errors = [as_protocol_violation(v, index) for v in violations if is_error(v)]
+    others = [as_protocol_violation(v, index) for v in violations if not is_error(v)]
+    return errors, others

@@ -73,6 +73,9 @@ class ToolExecutor:
         self._was_running = False
         self._tasks: set[asyncio.Task] = set()
         self._observing = False
+        self._update_due = False
+        self._shown: set[str] = set()
+        """The toolCallIds the last update showed."""
         self._closed = False
 
     # -- public observation ------------------------------------------------------------------
@@ -93,8 +96,9 @@ class ToolExecutor:
 
     @property
     def busy(self) -> bool:
-        """Whether a tool is running or its result is still being submitted."""
-        return self.pending > 0
+        """Whether a tool is running or its result is still being submitted, or the thread
+        is still to be read after an update."""
+        return self.pending > 0 or self._update_due
 
     def cancel(self) -> list[asyncio.Task]:
         """Stop: cancel the tools still running (their results are never submitted) and
@@ -108,7 +112,11 @@ class ToolExecutor:
     async def settled(self) -> None:
         """Wait until no tool runs and no submission (with the resume it caused) is pending."""
         while self.busy:
-            await asyncio.wait(set(self._tasks))
+            running = {t for t in self._tasks if not t.done()}
+            if running:
+                await asyncio.wait(running)
+            else:
+                await asyncio.sleep(0)  # the update due is read on the next turn
 
     # -- what the runtime tells it ----------------------------------------------------------
 
@@ -123,7 +131,29 @@ class ToolExecutor:
         self._discarded_turn = action == "cancel"
 
     def on_update(self, runtime: Any) -> None:
-        """One thread update: compare every tool-call part with what is tracked."""
+        """A thread update. The reference host feeds its tracker once React re-renders,
+        after the synchronous work that made the update (a microtask): the executor
+        likewise reads the thread once the current burst of updates is over (the next turn
+        of the event loop, or :meth:`flush`), so a state the burst passes through is not
+        seen (a run that ends and the resume run it starts at once, say)."""
+        if self._update_due:
+            return
+        self._update_due = True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or self._first:  # no loop, or the host's first render: at once
+            self.flush(runtime)
+            return
+        loop.call_soon(self.flush, runtime)
+
+    def flush(self, runtime: Any) -> None:
+        """Read the thread now, if an update is due: compare every tool-call part with what
+        is tracked."""
+        if not self._update_due:
+            return
+        self._update_due = False
         if self._observing:
             return
         self._observing = True
@@ -158,7 +188,7 @@ class ToolExecutor:
         changed = changed or walked.keys() != self._walked.keys()
         self._walked = walked
         if changed:
-            seen = {i for _m, _c, ids in walked.values() for i in ids}
+            self._shown = seen = {i for _m, _c, ids in walked.values() for i in ids}
             for tool_call_id, entry in self._entries.items():
                 if tool_call_id not in seen and entry.life.can("observe_removed"):
                     entry.life.fire("observe_removed")
@@ -207,7 +237,9 @@ class ToolExecutor:
             entry.part = part
             entry.result = result_of(part)
             self._entries[tool_call_id] = entry
-            entry.life.fire("observe_call", self._guards(entry, part, args_text, restore))
+            taken = entry.life.fire("observe_call", self._guards(entry, part, args_text, restore))
+            if "record_restored" not in taken.effects:
+                self._open_stream(entry, has_result=bool(entry.result))
             return
         if restore and entry.life.state != "restored":
             return
@@ -216,6 +248,8 @@ class ToolExecutor:
         if result != entry.result:
             entry.result = result
             self._fire(entry, "observe_result", part, args_text)
+            if result and not part.get("isPreliminary"):
+                entry.streams = False  # the tracker closes the part on a final result
         if part.get("approval") is not None:
             self._fire(entry, "interrupt", part, args_text)
         if args_text != entry.args_text:
@@ -238,6 +272,19 @@ class ToolExecutor:
             )
         else:
             entry.args_text = args_text
+            if "promote_restored" in effects:
+                self._open_stream(entry, has_result=False)
+            elif "append_args" in effects:
+                entry.holds = 0  # its stream was written to
+
+    def _open_stream(self, entry: Entry, *, has_result: bool) -> None:
+        """The reference tracker opens a part stream for a live call: every stream still
+        open is held one turn more (its merge stream's part-start barrier)."""
+        for other in self._entries.values():
+            if other.streams and other is not entry:
+                other.holds += 1
+        entry.streams = not has_result
+        entry.holds = 0
 
     def _fire(self, entry: Entry, trigger: str, part: Mapping[str, Any], args_text: str):
         guards = self._guards(entry, part, args_text, restore=False)
@@ -270,6 +317,8 @@ class ToolExecutor:
                 return parse_args(entry.args_text) is not NOT_JSON
             if name == "tool_raised":
                 return entry.raised
+            if name == "off_thread":
+                return entry.life.instance not in self._shown
             return False
 
         return guard
@@ -294,8 +343,14 @@ class ToolExecutor:
                 )
             elif "call_tool" in taken.effects:
                 runnable.append(entry)
-        if START_ORDER[self.profile] == "reverse":
-            runnable.reverse()
+        if START_ORDER[self.profile] == "stream":
+            position = {
+                tool_call_id: at
+                for at, tool_call_id in enumerate(
+                    i for _m, _c, ids in self._walked.values() for i in ids
+                )
+            }
+            runnable.sort(key=lambda e: (e.holds, position.get(e.life.instance, 0)))
         for entry in runnable:
             self._start(entry)
 

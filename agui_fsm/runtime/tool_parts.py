@@ -67,7 +67,17 @@ def equal_json(a: Any, b: Any) -> bool:
 class Entry:
     """What the executor knows of one toolCallId: its machine and the tracked argsText."""
 
-    __slots__ = ("args_text", "diverged", "life", "name", "part", "raised", "result")
+    __slots__ = (
+        "args_text",
+        "diverged",
+        "holds",
+        "life",
+        "name",
+        "part",
+        "raised",
+        "result",
+        "streams",
+    )
 
     def __init__(self, life: Lifecycle, name: str, args_text: str) -> None:
         self.life = life
@@ -79,6 +89,12 @@ class Entry:
         self.raised = False
         self.diverged = ""
         """The last divergent argsText reported, so each is reported once."""
+        self.streams = False
+        """Whether the reference tracker would hold a live part stream for the call (seen
+        live, no final result yet)."""
+        self.holds = 0
+        """Tool-call parts opened since this call's stream was last written to: each delays
+        the call by one turn of the tracker's merge stream (the reference's start order)."""
 
 
 def tool_call_parts(messages: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
