@@ -20,7 +20,7 @@ import asyncio
 import json
 import re
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,43 +115,73 @@ def compare(
     ]
 
 
-def _smaller(scenario: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Each scenario one piece smaller than ``scenario``: a step, a run, an item of a run,
-    an option or the history left out."""
+def smaller_scenarios(scenario: dict[str, Any], level: int = 0) -> Iterator[dict[str, Any]]:
+    """Scenarios a piece smaller than ``scenario``. Level 0 leaves out a step, a run, an
+    option or the history; level k >= 1 a slice of a run's items, 1/2**k of the run long
+    (at least one item); past the last useful level, nothing."""
     steps, runs = scenario.get("steps", []), scenario.get("runs", [])
-    for i in range(len(steps)):
-        yield {**scenario, "steps": steps[:i] + steps[i + 1 :]}
-    for r in range(len(runs)):
-        yield {**scenario, "runs": runs[:r] + runs[r + 1 :]}
+    if level == 0:
+        for i in range(len(steps)):
+            yield {**scenario, "steps": steps[:i] + steps[i + 1 :]}
+        for r in range(len(runs)):
+            yield {**scenario, "runs": runs[:r] + runs[r + 1 :]}
+        options = scenario.get("options", {})
+        for key in options:
+            if key != "delivery":
+                yield {**scenario, "options": {k: v for k, v in options.items() if k != key}}
+        if "history" in scenario:
+            yield {k: v for k, v in scenario.items() if k != "history"}
+        return
     for r, items in enumerate(runs):
-        for j in range(len(items)):
-            smaller = [*runs[:r], items[:j] + items[j + 1 :], *runs[r + 1 :]]
+        size = len(items) >> level
+        if size == 0 and len(items) >> (level - 1) <= 1:
+            continue  # the previous level already left out single items
+        size = max(size, 1)
+        for start in range(0, len(items), size):
+            smaller = [*runs[:r], items[:start] + items[start + size :], *runs[r + 1 :]]
             yield {**scenario, "runs": smaller}
-    options = scenario.get("options", {})
-    for key in options:
-        if key != "delivery":
-            yield {**scenario, "options": {k: v for k, v in options.items() if k != key}}
-    if "history" in scenario:
-        yield {k: v for k, v in scenario.items() if k != "history"}
 
 
-def shrink(
-    scenario: dict[str, Any],
-    *,
-    profile: str = "reference",
-    still_disagrees: Callable[[list[dict[str, Any]]], list[int]] | None = None,
-    rounds: int = 200,
-) -> dict[str, Any]:
-    """A smallest scenario found (one piece removed at a time, each round's candidates
-    compared in one batch) that still disagrees, starting from ``scenario``."""
-    check = still_disagrees or (lambda batch: [d.index for d in compare(batch, profile=profile)])
-    current = scenario
+def _deepest_level(scenario: dict[str, Any]) -> int:
+    longest = max((len(items) for items in scenario.get("runs", [])), default=0)
+    return max(1, longest.bit_length())
+
+
+def shrink_all(
+    scenarios: Sequence[dict[str, Any]], *, profile: str = "reference", rounds: int = 200
+) -> list[dict[str, Any]]:
+    """Each disagreeing scenario made small: in each round the coarsest piece whose removal
+    keeps the disagreement is left out (every scenario's candidates of a level compared in
+    one batch), until no piece can go."""
+    current = list(scenarios)
+    active = set(range(len(current)))
     for _ in range(rounds):
-        candidates = list(_smaller(current))
-        if not candidates:
+        if not active:
             break
-        failing = check(candidates)
-        if not failing:
-            break
-        current = candidates[failing[0]]
+        progressed: set[int] = set()
+        level = 0
+        pending = set(active)
+        while pending and level <= max(_deepest_level(current[k]) for k in pending):
+            batch: list[dict[str, Any]] = []
+            owner: list[int] = []
+            for k in sorted(pending):
+                for candidate in smaller_scenarios(current[k], level):
+                    batch.append(candidate)
+                    owner.append(k)
+            if not batch:
+                break
+            first: dict[int, int] = {}
+            for index in sorted(d.index for d in compare(batch, profile=profile)):
+                first.setdefault(owner[index], index)
+            for k, index in first.items():
+                current[k] = batch[index]
+            progressed |= set(first)
+            pending -= set(first)
+            level += 1
+        active = progressed
     return current
+
+
+def shrink(scenario: dict[str, Any], *, profile: str = "reference") -> dict[str, Any]:
+    """A small form of one disagreeing scenario (see :func:`shrink_all`)."""
+    return shrink_all([scenario], profile=profile)[0]

@@ -1,17 +1,22 @@
 """Replays a scenario through :class:`~agui_fsm.runtime.ThreadRuntime` and prints its output.
 
-Timing follows the reference driver (``reference-driver/README.md``): the agent
-yields to the event loop before every item of a run's list, so everything
-before an item is applied when it arrives; an in-run action is started as a
-task the stream does not wait for; a step is settled once no run is active, no
-action is pending and the event loop has gone quiet. A scenario without in-run
-actions and front-end tools has nothing that could run between two items, so its
-runs are streamed as plain lists (no event-loop hop per item).
+Timing follows the reference driver (``reference-driver/README.md``), whose tasks are
+JavaScript macrotasks: before each group of items (``options.delivery``: one item, N, or a
+whole run) and before each in-run action the agent waits one task, so everything the items
+before caused has happened when they arrive; an in-run action is started as a task the
+stream does not wait for; a step is settled once no run is active, no action is pending and
+the event loop has gone quiet. :class:`TaskQueue` stands for the macrotask queue: waits are
+served one at a time, first come first served, each :data:`TASK_TURNS` turns of the event
+loop after the last, so that what a task set off (JavaScript does it in microtasks: a
+front-end tool runs, its result is submitted, the run that starts) is done before the next
+task begins. A scenario without in-run actions and front-end tools has nothing that could
+run between two items, so its runs are streamed as plain lists (no task per item).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, Protocol
 
@@ -28,6 +33,32 @@ OUTPUT_PART_KEYS = {
 }
 QUIET_TICKS = 3
 MAX_TICKS = 20_000
+TASK_TURNS = 12
+"""Event-loop turns between two tasks (see the module's docstring)."""
+
+
+class TaskQueue:
+    """A macrotask queue: :meth:`next_task` returns when its turn comes, in the order asked,
+    :data:`TASK_TURNS` event-loop turns after the previous task began."""
+
+    def __init__(self) -> None:
+        self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._serving: asyncio.Task[None] | None = None
+
+    async def next_task(self) -> None:
+        turn = asyncio.get_running_loop().create_future()
+        self._waiting.append(turn)
+        if self._serving is None or self._serving.done():
+            self._serving = asyncio.ensure_future(self._serve())
+        await turn
+
+    async def _serve(self) -> None:
+        while self._waiting:
+            for _ in range(TASK_TURNS):
+                await asyncio.sleep(0)
+            turn = self._waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
 
 
 class ReplayWatcher(Protocol):
@@ -70,15 +101,21 @@ class ScenarioAgent:
 
     async def _stream(self, number: int, items: list[dict[str, Any]]):
         watcher = self.replay.watcher
+        size = self.replay.scenario.options.delivery_group
+        grouped = 0
         for index, item in enumerate(items):
-            await asyncio.sleep(0)
             if "op" in item:
+                await self.replay.tasks.next_task()
+                grouped = 0
                 self.replay.start_in_run_action(number, index, Action.model_validate(item))
-            else:
-                yield item
-                if watcher is not None:
-                    watcher.item_taken(number, index)
-        await asyncio.sleep(0)
+                continue
+            if grouped == 0 or (size is not None and grouped % size == 0):
+                await self.replay.tasks.next_task()  # a new group
+            grouped += 1
+            yield item
+            if watcher is not None:
+                watcher.item_taken(number, index)
+        await self.replay.tasks.next_task()
 
 
 class MemoryHistory:
@@ -149,6 +186,7 @@ class Replay:
             **(runtime_options or {}),
         )
         self.step = 0
+        self.tasks = TaskQueue()
         self._actions: set[asyncio.Task] = set()
         self.quiet_streams = not self.tools and not any(
             "op" in item for items in scenario.runs for item in items
@@ -172,7 +210,7 @@ class Replay:
     async def _settle(self) -> None:
         quiet = 0
         for _ in range(MAX_TICKS):
-            await asyncio.sleep(0)
+            await self.tasks.next_task()
             if self._actions:
                 await asyncio.wait(set(self._actions))
                 quiet = 0
