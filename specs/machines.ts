@@ -315,6 +315,8 @@ export type ToolCallGuard =
   | "has_app_result"
   | "is_mcp_app"
   | "snapshot_has_result"
+  | "a2ui_surface"
+  | "surface_rendered"
   | "args_open"
   | "starts_chunk_stream";
 export type ToolCallEffect =
@@ -327,6 +329,9 @@ export type ToolCallEffect =
   | "keep_app_result"
   | "record_app_result"
   | "attach_app"
+  | "show_surface"
+  | "redraw_surface"
+  | "withdraw_surface"
   | "record_client_result"
   | "keep_known_result"
   | "override_result"
@@ -357,6 +362,8 @@ export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, T
     "has_app_result": "an MCP app CallToolResult is already recorded: it is not overwritten",
     "is_mcp_app": "the ACTIVITY_SNAPSHOT has activityType 'mcp-apps' and a ui:// resourceUri, and names this call (or it is the last one resolved)",
     "snapshot_has_result": "the mcp-apps snapshot content carries a result object",
+    "a2ui_surface": "an ACTIVITY_SNAPSHOT with activityType 'a2ui-surface' and a list of content.a2ui_operations, and this call is the 'present' call of one of its surfaces (toolCallId 'a2ui:' + surfaceId)",
+    "surface_rendered": "after the snapshot the surface exists (in any snapshot's bucket) and its 'root' component converts to a generative-UI tree",
     "args_open": "a result came before TOOL_CALL_END (TOOL-008): the call's START..END bracket is still open, so its arguments and TOOL_CALL_END follow as verifyEvents requires; the client never passes it",
     "starts_chunk_stream": "the chunk is the first of its chunk stream: on a call TOOL_CALL_START opened it has no edge (CHUNK-004: @ag-ui/client would start the call a second time); the client never passes it"
   },
@@ -370,6 +377,9 @@ export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, T
     "keep_app_result": "keep the app's result; only fill modelContent and isError if unset",
     "record_app_result": "record resource URI, server id and CallToolResult; an earlier result becomes modelContent",
     "attach_app": "record the MCP app's resource URI and server id",
+    "show_surface": "add a tool-call part at the end: toolName 'present', args the surface's tree (argsText its JSON), result {} (as @assistant-ui/react-ag-ui 0.0.57 shows an A2UI surface)",
+    "redraw_surface": "the part's args become the surface's tree as the snapshot left it",
+    "withdraw_surface": "the surface is gone (deleted, or its root no longer renders): its part leaves the message",
     "record_client_result": "record the client's result, artifact and isError; later aggregator snapshots keep it",
     "keep_known_result": "keep the result the thread showed for the call",
     "override_result": "the client's result replaces the backend's: later aggregator snapshots show the client's (a later different backend result still wins)",
@@ -436,6 +446,9 @@ export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, T
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["awaiting_approval"], "dest": "awaiting_approval", "conditions": ["is_mcp_app"], "unless": [], "effects": ["attach_app"], "profile": null},
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["resolved"], "dest": "resolved", "conditions": ["is_mcp_app"], "unless": [], "effects": ["attach_app"], "profile": null},
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["cancelled"], "dest": "cancelled", "conditions": ["is_mcp_app"], "unless": [], "effects": ["attach_app"], "profile": null},
+    {"trigger": "ACTIVITY_SNAPSHOT", "source": ["absent"], "dest": "resolved", "conditions": ["a2ui_surface", "surface_rendered"], "unless": [], "effects": ["show_surface"], "profile": null},
+    {"trigger": "ACTIVITY_SNAPSHOT", "source": ["resolved"], "dest": "resolved", "conditions": ["a2ui_surface", "surface_rendered"], "unless": [], "effects": ["redraw_surface"], "profile": null},
+    {"trigger": "ACTIVITY_SNAPSHOT", "source": ["resolved"], "dest": "absent", "conditions": ["a2ui_surface"], "unless": [], "effects": ["withdraw_surface"], "profile": null},
     {"trigger": "add_tool_result", "source": ["started", "streaming_args", "args_ended", "awaiting_result", "awaiting_approval"], "dest": "resolved", "conditions": [], "unless": [], "effects": ["record_client_result"], "profile": "reference"},
     {"trigger": "add_tool_result", "source": ["started", "streaming_args", "args_ended", "awaiting_result", "awaiting_approval"], "dest": "resolved", "conditions": [], "unless": [], "effects": ["record_client_result", "override_stream_result"], "profile": "spec"},
     {"trigger": "add_tool_result", "source": ["resolved", "cancelled"], "dest": "resolved", "conditions": [], "unless": [], "effects": ["record_client_result"], "profile": "reference"},

@@ -32,6 +32,12 @@ APP_WITH_RESULT: dict[str, bool] = {
     "is_mcp_app": True,
     "snapshot_has_result": True,
 }
+SURFACE_RENDERED: dict[str, bool] = {
+    "by_client": True,
+    "a2ui_surface": True,
+    "surface_rendered": True,
+}
+SURFACE_GONE: dict[str, bool] = {"by_client": True, "a2ui_surface": True}
 
 
 def json_stringify(value: Any) -> str:
@@ -316,6 +322,11 @@ class PartOrder:
                     continue
                 break
             self.top.insert(index, tool)
+
+    def remove(self, entry: Entry) -> None:
+        """Take ``entry`` out of the order (a part pushed at the top level)."""
+        self.top.remove(entry)
+        self.size -= 1
 
     def flatten(self) -> None:
         if self.flat:

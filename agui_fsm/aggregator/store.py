@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from agui_fsm.aggregator.a2ui import Surface
 from agui_fsm.aggregator.parts import PartOrder, ReasoningBlock, TextPart, ToolCallState
 from agui_fsm.machines.table import Lifecycle
 
@@ -26,6 +27,8 @@ class PartStore:
         self.reasoning_counter = 0
         self.hidden_counter = 0
         self.last_resolved: ToolCallState | None = None
+        self.surfaces: dict[str, dict[str, Surface]] = {}
+        """A2UI surfaces by the ACTIVITY_SNAPSHOT (messageId) that last set them."""
         # showThinking off: where hidden blocks sat, for their signatures
         self.hidden_mode = "none"
         self.hidden_active: ReasoningBlock | None = None
