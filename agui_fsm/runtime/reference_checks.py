@@ -58,6 +58,23 @@ EVENT_TYPES_0_0_58 = frozenset(
 ``HttpAgent`` parses every event with)."""
 
 
+def legacy_schema_fault(raw: dict[str, Any]) -> str | None:
+    """What @ag-ui/core 0.0.58's schema for a THINKING_* event (which AG-UI 1.0 removed)
+    refuses in ``raw``, or None: THINKING_TEXT_MESSAGE_CONTENT needs a string ``delta``,
+    THINKING_START's ``title`` is a string when given, any ``timestamp`` a number."""
+    timestamp = raw.get("timestamp")
+    if timestamp is not None and (
+        isinstance(timestamp, bool) or not isinstance(timestamp, int | float)
+    ):
+        return f"{raw['type']}: timestamp: expected a number"
+    if raw["type"] == "THINKING_TEXT_MESSAGE_CONTENT" and not isinstance(raw.get("delta"), str):
+        return "THINKING_TEXT_MESSAGE_CONTENT: delta: expected a string"
+    title = raw.get("title")
+    if raw["type"] == "THINKING_START" and title is not None and not isinstance(title, str):
+        return "THINKING_START: title: expected a string"
+    return None
+
+
 @dataclass(frozen=True)
 class Fault:
     """Where ``verifyEvents`` 0.0.58 fails the run: the rule that describes it, its words."""

@@ -63,6 +63,7 @@ class Runs:
         self.active: RunContext | None = None  # the latest run started: what cancel aborts
         self.running = False
         self.resume_due: str | None = None  # the message a due resume continues
+        self._detached: set[asyncio.Task] = set()  # resumes started beside a streaming run
         self.last_run_config: dict[str, Any] = {}
         self.count = 0
         self._error: BaseException | None = None
@@ -253,9 +254,20 @@ class Runs:
             if "expose_interrupts" in taken.effects or taken.dest == "requires_action_interrupt":
                 self.interrupts.sync("RUN_FINISHED")
             if "resume_if_due" in taken.effects:
-                self.resume_due = message_id
+                self._resume_due(message_id)
         if self.tool_results.complete_if_resolved(message_id, "snapshot"):
-            self.resume_due = message_id
+            self._resume_due(message_id)
+
+    def _resume_due(self, message_id: str) -> None:
+        """A stream event completed a message whose calls all have results: its resume waits
+        for the run holding the running flag to end; with the flag down (an overlapping run
+        that ended cleared it, reference profile) it starts now, as the reference's
+        ``maybeResumeAfterToolResults`` does."""
+        self.resume_due = message_id
+        if not self.running:
+            task = asyncio.ensure_future(self.drain_resume())
+            self._detached.add(task)
+            task.add_done_callback(self._detached.discard)
 
     async def drain_resume(self) -> None:
         """Start the resume a tool result made due, unless a run is still streaming (its

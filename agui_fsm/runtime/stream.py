@@ -25,7 +25,12 @@ from agui_fsm.runtime.pipeline import (
     is_error,
     legacy_thinking_event,
 )
-from agui_fsm.runtime.reference_checks import EVENT_TYPES_0_0_58, ClientMessages, VerifyEvents
+from agui_fsm.runtime.reference_checks import (
+    EVENT_TYPES_0_0_58,
+    ClientMessages,
+    VerifyEvents,
+    legacy_schema_fault,
+)
 from agui_fsm.runtime.run import RunContext
 from agui_fsm.runtime.settings import RuntimeSettings
 
@@ -151,6 +156,13 @@ class RunStream:
             # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
             # open chunked message) and verifyEvents, but never hands them to the subscriber:
             # they render nothing.
+            schema_fault = legacy_schema_fault(raw) if self.client_0_0_58 is not None else None
+            if schema_fault is not None:
+                rejected = EventSchemaError(
+                    schema_fault, rule="SCHEMA-004", index=index, event_type=raw["type"]
+                )
+                self._judge([rejected], (), True)
+                return
             *closing, _ = self.expander.feed(legacy, index)
             for expanded in closing:
                 self._apply_checked(expanded, (), index)

@@ -28,6 +28,7 @@ from agui_fsm.runtime.tool_parts import (
     DELTA_TRIGGERS,
     NOT_JSON,
     UNCHANGED,
+    CancelledTurn,
     Entry,
     Execution,
     Tool,
@@ -69,7 +70,9 @@ class ToolExecutor:
         self._walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
         """id(message) -> (message, content list walked, its toolCallIds)."""
         self._first = True
-        self._discarded_turn = False
+        self._cancelled_turn = CancelledTurn()
+        self._discarded: frozenset[str] = frozenset()
+        """The toolCallIds the cancelled turn holds in the last update read."""
         self._was_running = False
         self._tasks: set[asyncio.Task] = set()
         self._observing = False
@@ -128,7 +131,10 @@ class ToolExecutor:
         for entry in self._entries.values():
             if entry.life.can(action):
                 entry.life.fire(action)
-        self._discarded_turn = action == "cancel"
+        if action == "cancel":
+            self._cancelled_turn.cancelled(self.runtime)
+        elif action == "reload":
+            self._cancelled_turn.reloading()
 
     def on_update(self, runtime: Any) -> None:
         """A thread update. The reference host feeds its tracker once React re-renders,
@@ -171,8 +177,9 @@ class ToolExecutor:
         restore = self._first or bool(getattr(runtime, "is_loading", False))
         self._first = False
         if runtime.is_running and not self._was_running:
-            self._discarded_turn = False  # a new run: the cancelled turn is over
+            self._cancelled_turn.run_started(runtime.messages)
         self._was_running = runtime.is_running
+        self._discarded = self._cancelled_turn.tool_call_ids(runtime.messages)
         walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
         changed = False
         for message in runtime.messages:
@@ -305,7 +312,7 @@ class ToolExecutor:
             if name == "is_registered":
                 return entry.name in self.tools
             if name == "in_discarded_turn":
-                return self._discarded_turn
+                return entry.life.instance in self._discarded
             if name == "extends_prefix":
                 return args_text.startswith(entry.args_text)
             if name == "equivalent_json":

@@ -36,7 +36,7 @@ def part(args_text: str, tool_call_id: str = "tc1", name: str = "echo", **extra:
 
 
 def show(host: Host, executor: ToolExecutor, *parts: dict, running: bool = False) -> None:
-    host.messages = [{"id": "a1", "content": list(parts)}] if parts else []
+    host.messages = [{"id": "a1", "role": "assistant", "content": list(parts)}] if parts else []
     host.is_running = running
     executor.on_update(host)
     executor.flush(host)  # each show is one render of the host
