@@ -172,6 +172,7 @@ export type RunEffect =
   | "close_run"
   | "fail_run"
   | "diagnose_fault"
+  | "drop_task_events"
   | "drop_event"
   | "apply_event"
   | "reject_outcome"
@@ -216,6 +217,7 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     "close_run": "clear the running flag; then start a deferred resume, if one is due, then the runs queued behind this one",
     "fail_run": "the run fails on the event: the error is the validator's finding for it (or, where the validator has none, the client check's), the message ends incomplete/error (agent_error)",
     "diagnose_fault": "the event's findings become diagnostics; the event goes on",
+    "drop_task_events": "the events that arrived in the same task as the faulty one (one network read) are not applied, but for the task's first: @ag-ui/client 0.0.58 checks each event as it arrives (transformChunks, verifyEvents) and applies them after, one by one, in a chain of microtasks; the fault ends the stream at once, so the events still queued are lost, and the first, already being applied, lands after the run failed (a RUN_FINISHED is not forwarded a second time, but its interrupts are the agent's; a RUN_ERROR's message becomes the run's error), and the failure is reported to the message once more. In the spec profile every event is applied as it arrives, so the thread is the same however the stream is read",
     "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a console warning: the subscriber never sees it",
     "apply_event": "the event goes to the thread like any other: the spec profile keeps no second message list (the validator has already judged the stream)",
     "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
@@ -250,13 +252,13 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
     {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
-    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run", "drop_task_events"], "profile": "reference"},
     {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
     {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
-    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run", "drop_task_events"], "profile": "reference"},
     {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
     {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
-    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["fail_run", "drop_task_events"], "profile": "reference"},
     {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
     {"trigger": "event_unlisted", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
     {"trigger": "event_unlisted", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},

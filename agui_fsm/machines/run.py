@@ -86,7 +86,7 @@ RUN = MachineTable(
                     state,
                     state,
                     when="rejected_by_client_0_0_58",
-                    do="fail_run",
+                    do=("fail_run", "drop_task_events"),
                     profile="reference",
                 ),
                 edge("stream_fault", state, state, do="diagnose_fault"),
@@ -168,6 +168,15 @@ RUN = MachineTable(
         "(or, where the validator has none, the client check's), the message ends "
         "incomplete/error (agent_error)",
         "diagnose_fault": "the event's findings become diagnostics; the event goes on",
+        "drop_task_events": "the events that arrived in the same task as the faulty one (one "
+        "network read) are not applied, but for the task's first: @ag-ui/client 0.0.58 checks "
+        "each event as it arrives (transformChunks, verifyEvents) and applies them after, one "
+        "by one, in a chain of microtasks; the fault ends the stream at once, so the events "
+        "still queued are lost, and the first, already being applied, lands after the run "
+        "failed (a RUN_FINISHED is not forwarded a second time, but its interrupts are the "
+        "agent's; a RUN_ERROR's message becomes the run's error), and the failure is reported "
+        "to the message once more. In the spec profile every event is applied as it "
+        "arrives, so the thread is the same however the stream is read",
         "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a "
         "console warning: the subscriber never sees it",
         "apply_event": "the event goes to the thread like any other: the spec profile keeps "

@@ -72,12 +72,38 @@ class ReplayWatcher(Protocol):
         next one, or the list ended)."""
 
 
+def delivery_tasks(items: list[dict[str, Any]], size: int | None) -> list[Any]:
+    """A run's list as the tasks it arrives in (``options.delivery``): an event alone
+    (``size`` 1), ``size`` events as a list (None: all of those between two actions), and
+    each ``op`` item as an :class:`Action` of its own."""
+    tasks: list[Any] = []
+    group: list[dict[str, Any]] = []
+
+    def close() -> None:
+        if group:
+            tasks.append(group[0] if size == 1 else list(group))
+            group.clear()
+
+    for item in items:
+        if "op" in item:
+            close()
+            tasks.append(Action.model_validate(item))
+            continue
+        group.append(item)
+        if size is not None and len(group) == size:
+            close()
+    close()
+    return tasks
+
+
 class ScenarioAgent:
     """Streams the scenario's k-th run list for the k-th run the runtime asks for."""
 
     def __init__(self, replay: Replay) -> None:
         self.replay = replay
         self.inputs: list[dict[str, Any]] = []
+        self.open_streams = 0
+        """Runs whose stream is still being read (the driver's open runAgent calls)."""
 
     def run(self, run_input: dict[str, Any]) -> AsyncIterator[dict[str, Any]] | Iterator[Any]:
         number = len(self.inputs)
@@ -87,9 +113,12 @@ class ScenarioAgent:
         watcher = self.replay.watcher
         if watcher is not None:
             watcher.run_requested(number)
+        size = self.replay.scenario.options.delivery_group
         if self.replay.quiet_streams:
             # Nothing else can run on the loop while a run streams: the ticks before each
             # item would show nothing, so the runtime iterates the list without them.
+            if size != 1:
+                return iter(delivery_tasks(items, size))
             return iter(items) if watcher is None else self._watched(number, items, watcher)
         return self._stream(number, items)
 
@@ -100,21 +129,29 @@ class ScenarioAgent:
             watcher.item_taken(number, index)
 
     async def _stream(self, number: int, items: list[dict[str, Any]]):
+        self.open_streams += 1
+        try:
+            async for item in self._tasks(number, items):
+                yield item
+        finally:
+            self.open_streams -= 1
+
+    async def _tasks(self, number: int, items: list[dict[str, Any]]):
         watcher = self.replay.watcher
         size = self.replay.scenario.options.delivery_group
-        grouped = 0
-        for index, item in enumerate(items):
-            if "op" in item:
-                await self.replay.tasks.next_task()
-                grouped = 0
-                self.replay.start_in_run_action(number, index, Action.model_validate(item))
+        index = 0
+        for task in delivery_tasks(items, size):
+            await self.replay.tasks.next_task()
+            if isinstance(task, Action):
+                self.replay.start_in_run_action(number, index, task)
+                index += 1
                 continue
-            if grouped == 0 or (size is not None and grouped % size == 0):
-                await self.replay.tasks.next_task()  # a new group
-            grouped += 1
-            yield item
+            yield task
+            taken = len(task) if isinstance(task, list) else 1
             if watcher is not None:
-                watcher.item_taken(number, index)
+                for at in range(index, index + taken):
+                    watcher.item_taken(number, at)
+            index += taken
         await self.replay.tasks.next_task()
 
 
@@ -216,6 +253,7 @@ class Replay:
                 quiet = 0
             elif (
                 self.runtime.is_running
+                or self.agent.open_streams
                 or self.runtime.is_loading
                 or self.runtime.queued_runs
                 or self._tools_busy

@@ -27,6 +27,8 @@ class RunHost:
     show_thinking: bool
     thread_id: str
     notify: Callable[[], None]
+    settle: Callable[[], None]
+    """A burst of updates is over (see ``Outlet.settle``)."""
     diagnose: Callable[[Exception, Any], None]
     run_failed: Callable[[Any, BaseException], None]
     hold_agent_interrupts: Callable[[list[dict[str, Any]]], None]

@@ -244,6 +244,29 @@ class RunContext:
             return
         self.dispatch(event)
 
+    def apply_after_fault(self, event: Any) -> None:
+        """The first event of the task the run failed in (the run machine's
+        ``drop_task_events``): the subscriber still dispatches it to the failed run. A
+        RUN_FINISHED is not forwarded again (its interrupts are the agent's); a RUN_ERROR's
+        message becomes the run's error (the message keeps the fault's)."""
+        kind = event.type
+        if kind == E.RUN_FINISHED:
+            # Not forwarded again, but the client's apply stage still sets the agent's
+            # pending interrupts from it (none for a success).
+            outcome, interrupts = parse_outcome(getattr(event, "outcome", None))
+            self.rt.hold_agent_interrupts((interrupts or []) if outcome == "interrupt" else [])
+            return
+        if kind == E.RUN_STARTED or kind in _IGNORED:
+            return
+        if kind == E.RUN_ERROR:
+            self.rt.run_failed(self, AgentRunError(event.message, getattr(event, "code", None)))
+            return
+        if kind is _TEXT or kind is _ARGS or kind is _REASONING:
+            if kind is not _TEXT or event.delta:
+                self.aggregator.handle(event)
+            return
+        self.dispatch(event)
+
     def dispatch(self, event: Any) -> None:
         rt = self.rt
         kind = event.type

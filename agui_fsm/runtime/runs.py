@@ -77,6 +77,7 @@ class Runs:
             show_thinking=settings.show_thinking,
             thread_id=settings.thread_id,
             notify=outlet.notify,
+            settle=outlet.settle,
             diagnose=self.diagnose,
             run_failed=self.failed,
             hold_agent_interrupts=interrupts.hold,
@@ -173,6 +174,7 @@ class Runs:
         self.running = True
         run.task = asyncio.current_task()
         self.outlet.notify()
+        stream = RunStream(run, self.settings, self.diagnose, ())
         try:
             run.start()
             run_input = self.build_input(run_id, run_config, historical, resume)
@@ -190,6 +192,8 @@ class Runs:
             if not run.aborted:
                 run.fail(exc)
                 self.failed(run, exc)
+                if stream.apply_in_flight():
+                    run.fail(exc)
         finally:
             run.aggregator.settle()
             self.finish(run)

@@ -37,14 +37,14 @@ from agui_fsm.runtime.settings import RuntimeSettings
 CLIENT_1_0, CLIENT_0_0_58 = "rejected_by_client_1_0", "rejected_by_client_0_0_58"
 
 
-def fault_guard(run: RunContext) -> str:
-    """The guard of the profile's failing ``stream_fault`` edge: what @ag-ui/client 1.0
-    refuses, or (the reference profile) what 0.0.58 refuses."""
+def failing_fault_edge(run: RunContext) -> tuple[str, tuple[str, ...]]:
+    """The guard and effects of the profile's failing ``stream_fault`` edge: what
+    @ag-ui/client 1.0 refuses, or (the reference profile) what 0.0.58 refuses."""
     machine = run.life.machine
     for t in machine.table.transitions_in(machine.profile):
         if t.trigger == "stream_fault" and t.conditions:
-            return t.conditions[0]
-    return CLIENT_1_0
+            return t.conditions[0], t.effects
+    return CLIENT_1_0, ("fail_run",)
 
 
 class RunStream:
@@ -62,7 +62,14 @@ class RunStream:
         self.expander = ChunkExpander()
         factory = settings.validator_factory
         self.validator = StreamValidator(factory if factory is not False else lambda: None)
-        self.fault_guard = fault_guard(run)
+        self.fault_guard, fault_effects = failing_fault_edge(run)
+        self.task_events_dropped = "drop_task_events" in fault_effects
+        """Whether a task's events are applied once it is read (and so lost to a fault in
+        it), the reference client's way; else each as it arrives."""
+        self._task: list[Any] | None = None
+        """While a task is read with its application deferred: its events, to apply."""
+        self.in_flight: Any = None
+        """The first event of the task a fault ended, applied once the run has failed."""
         self.client_0_0_58 = (
             VerifyEvents() if self.fault_guard == CLIENT_0_0_58 and factory is not False else None
         )
@@ -108,7 +115,9 @@ class RunStream:
                     if run.aborted:
                         break
                     # feed(raw), with the delta lane's test inline (most of a stream)
-                    if (
+                    if type(raw) is list:
+                        self.feed_task(raw)
+                    elif (
                         take is None
                         or type(raw) is not dict
                         or len(raw) != 3
@@ -134,8 +143,42 @@ class RunStream:
             return is_error(violation)
         return client_enforces(violation)
 
+    def feed_task(self, items: list[Any]) -> None:
+        """Events that arrived together (one network read: a JavaScript task). Each is
+        checked as it arrives; whether it is applied at once or once the task is read is
+        the profile's ``stream_fault`` edge's (``drop_task_events``)."""
+        if not self.task_events_dropped or self.lenient:
+            for raw in items:
+                self.feed(raw)
+            return
+        self._task = []
+        try:
+            for raw in items:
+                self._feed_general(raw)
+        except Exception:
+            task, self._task = self._task, None
+            self.in_flight = task[0] if task else None
+            raise
+        task, self._task = self._task, None
+        for event in task:
+            self._apply(event)
+            self.run.rt.settle()  # the host renders between two events' application
+
+    def apply_in_flight(self) -> bool:
+        """After the run failed on a fault in a task: the task's first event; whether one
+        was applied (the reference then reports the failure to the message again, as its
+        run's catch does once the stream's error reaches it)."""
+        event, self.in_flight = self.in_flight, None
+        if event is None or not self._listed(event):
+            return False
+        self.run.apply_after_fault(event)
+        return True
+
     def feed(self, raw: Any) -> None:
         """One item of the stream: the delta lane's, or the general way."""
+        if type(raw) is list:
+            self.feed_task(raw)
+            return
         lane = self.lane
         if lane is not None and type(raw) is dict and len(raw) == 3:
             taken = lane.take(raw)
@@ -168,6 +211,8 @@ class RunStream:
                 self._apply_checked(expanded, (), index)
             if self.client_0_0_58 is not None:
                 self._check_client(raw["type"], None, (), index)
+            if self._task is not None:
+                self._task.append(None)  # it takes its turn in the task, to no effect
             return
         try:
             if event is None:
@@ -222,18 +267,27 @@ class RunStream:
             violations = ()
 
     def _apply_checked(self, event: Any, violations: Sequence[Any], index: int) -> None:
-        """Hand one chunk-expanded event to the run, once the reference client's checks (in
-        that profile) let it through."""
-        if self.client_0_0_58 is None:
+        """Hand one chunk-expanded event on to be applied, once the reference client's
+        checks (in that profile) let it through."""
+        if self.client_0_0_58 is None or self._check_client(
+            event.type.value, event, violations, index
+        ):
+            self._apply(event)
+
+    def _apply(self, event: Any) -> None:
+        """Apply a checked event: now, or once its task is read."""
+        if self._task is not None:
+            self._task.append(event)
+        elif event is not None and self._listed(event):
             self.run.on_event(event)
-            return
-        kind = event.type.value
-        if not self._check_client(kind, event, violations, index):
-            return
-        if self.client_messages.delivers(kind, event):  # type: ignore[union-attr]
-            self.run.on_event(event)
-        else:
-            self.run.life.fire("event_unlisted")
+
+    def _listed(self, event: Any) -> bool:
+        """Whether the reference client's message list lets the event through (always, in
+        the spec profile); the run's ``event_unlisted`` edge where it does not."""
+        if self.client_messages is None or self.client_messages.delivers(event.type.value, event):
+            return True
+        self.run.life.fire("event_unlisted")
+        return False
 
     def _check_client(self, kind: str, event: Any, violations: Sequence[Any], index: int) -> bool:
         """@ag-ui/client 0.0.58's verifyEvents on the next event (the reference profile)
