@@ -140,7 +140,11 @@ class AssistantMessages:
             if life.state != target:
                 guards = self._status_guards(message, snapshot)
                 trigger = snapshot.trigger
-                if not life.can(trigger, guards):
+                step = life.machine.step(life.state, trigger, guards)
+                if step is None or step.dest != target:
+                    # The stream's event has no edge of its own to the status the aggregator
+                    # reports (the client had changed it): the snapshot re-asserts it, as the
+                    # reference writes every update's status.
                     trigger, guards = "snapshot", {f"reports_{target}": True}
                 taken = self.set_status(message, life, trigger, guards, snapshot.error)
             elif target == "incomplete_error":

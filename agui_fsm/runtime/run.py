@@ -229,8 +229,10 @@ class RunContext:
                 return
             self.finished_dispatched = True
             life.fire("RUN_FINISHED", _FIRST)
-            self.rt.hold_agent_interrupts(held)
+            # The subscriber is handed the event before @ag-ui/client records its outcome's
+            # interrupts on the agent: a run the dispatch starts sees the ones held before.
             self.dispatch(event)
+            self.rt.hold_agent_interrupts(held)
             return
         if kind == E.RUN_ERROR:
             self.finished_dispatched = True

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agui_fsm.aggregator.snapshot import RunSnapshot
+from agui_fsm.errors import InterruptPendingError
 from agui_fsm.runtime.agent_state import AgentState
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_idle, refused_while_running
@@ -151,6 +152,7 @@ class Runs:
         parent_id: str | None,
         run_config: Mapping[str, Any] | None,
         resume: list | None = None,
+        refusal: BaseException | None = None,
     ) -> None:
         self.last_run_config = dict(run_config or {})
         repo = self.repo
@@ -178,6 +180,8 @@ class Runs:
         try:
             run.start()
             run_input = self.build_input(run_id, run_config, historical, resume)
+            if refusal is not None:
+                raise refusal
             self.interrupts.check_run_answers(resume)
             self.count += 1
             stream = RunStream(run, self.settings, self.diagnose, run_input["messages"])
@@ -269,22 +273,30 @@ class Runs:
         ``maybeResumeAfterToolResults`` does."""
         self.resume_due = message_id
         if not self.running:
-            task = asyncio.ensure_future(self.drain_resume())
+            # The reference starts it within the update, so @ag-ui/client checks the
+            # interrupts the agent holds at this moment.
+            try:
+                self.interrupts.check_run_answers(None)
+                refusal = None
+            except InterruptPendingError as exc:
+                refusal = exc
+            task = asyncio.ensure_future(self.drain_resume(refusal))
             self._detached.add(task)
             task.add_done_callback(self._detached.discard)
 
-    async def drain_resume(self) -> None:
+    async def drain_resume(self, refusal: BaseException | None = None) -> None:
         """Start the resume a tool result made due, unless a run is still streaming (its
-        tail starts it then: two runs never overlap)."""
+        tail starts it then: two runs never overlap). ``refusal``: the agent's, decided when
+        the resume became due."""
         if self.running or self.resume_due is None:
             return
         message_id, self.resume_due = self.resume_due, None
         if not self.interrupts.holds_resume():
-            await self.start_resume(message_id)
+            await self.start_resume(message_id, refusal)
 
-    async def start_resume(self, message_id: str) -> None:
+    async def start_resume(self, message_id: str, refusal: BaseException | None = None) -> None:
         try:
-            await self.start(message_id, self.last_run_config)
+            await self.start(message_id, self.last_run_config, refusal=refusal)
         except Exception as exc:  # noqa: BLE001 - reported, as the reference's .catch(onError)
             if exc not in self.outlet.reported_errors:
                 self.outlet.report(exc)
