@@ -147,9 +147,11 @@ class RunStream:
         """Events that arrived together (one network read: a JavaScript task). Each is
         checked as it arrives; whether it is applied at once or once the task is read is
         the profile's ``stream_fault`` edge's (``drop_task_events``)."""
+        settle = self.run.rt.settle  # the host renders between two events' application
         if not self.task_events_dropped or self.lenient:
             for raw in items:
                 self.feed(raw)
+                settle()
             return
         self._task = []
         try:
@@ -162,7 +164,7 @@ class RunStream:
         task, self._task = self._task, None
         for event in task:
             self._apply(event)
-            self.run.rt.settle()  # the host renders between two events' application
+            settle()
 
     def apply_in_flight(self) -> bool:
         """After the run failed on a fault in a task: the task's first event; whether one
