@@ -16,19 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonpatch
-import jsonpointer
-
-PATCH_ERRORS: tuple[type[Exception], ...] = (
-    jsonpatch.JsonPatchException,
-    jsonpointer.JsonPointerException,
-    KeyError,
-    IndexError,
-    TypeError,
-    ValueError,
-)
-"""What ``jsonpatch.apply_patch`` raises for a patch that does not apply (RFC 6902)."""
-
 
 class AguiFsmError(Exception):
     """Base of every error agui-fsm raises on purpose."""

@@ -26,7 +26,7 @@ from ag_ui.core import (
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agui_fsm.errors import ProtocolViolation
-from agui_fsm.jsonwire import depth_problem, model_dump
+from agui_fsm.jsonwire import depth_problem
 
 _EVENT = TypeAdapter(Event)
 KNOWN_TYPES: frozenset[str] = frozenset(e.value for e in EventType)
@@ -121,7 +121,7 @@ def flat_delta(raw: Any) -> BaseEvent | None:
 
 class LightDelta:
     """A flat streaming delta without its pydantic instance, as the runtime's delta lane
-    (:mod:`agui_fsm.runtime.lane`) hands it to the aggregator: every attribute of its
+    (:mod:`agui_fsm.runtime.deltas`) hands it to the aggregator: every attribute of its
     ``ag_ui.core`` model reads the same (the optional ones None), and :meth:`model`,
     ``model_dump`` and ``==`` go through that model, which it equals."""
 
@@ -219,8 +219,3 @@ def type_of(event: BaseEvent) -> str:
     """The event's type as a plain string (``'TEXT_MESSAGE_CONTENT'``)."""
     kind = event.type
     return kind.value if isinstance(kind, EventType) else str(kind)
-
-
-def to_wire(event: BaseEvent) -> dict[str, Any]:
-    """The event as its camelCase wire dict, absent fields left out."""
-    return model_dump(event, by_alias=True, exclude_none=True)

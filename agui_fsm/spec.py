@@ -1,4 +1,5 @@
-"""The registry of declared machines, the checks every table must pass, and the JSON export.
+"""The registry of declared machines, the words a trigger may be, the checks every table must
+pass, and the JSON export.
 
 The checks run at import (they are cheap: a breadth-first walk per table), so a
 broken declaration fails before any event is processed.
@@ -12,9 +13,48 @@ from collections.abc import Iterable
 from typing import Any
 
 from agui_fsm.errors import InvalidTableError
+from agui_fsm.event_shapes import EVENTS
 from agui_fsm.machines import ALL_TABLES, CompiledMachine, MachineTable
+from agui_fsm.machines.plans import CLIENT, VALIDATOR, BoundMachine
 from agui_fsm.machines.table import PROFILES
-from agui_fsm.vocabulary import AGUI_EVENT_TYPES, CLIENT_ACTIONS, is_known_trigger
+
+# The event types of ag-ui-protocol's Event union, from the generated shape table (importing
+# the models themselves costs ~0.2 s of every command's start-up).
+AGUI_EVENT_TYPES: frozenset[str] = frozenset(EVENTS)
+
+CLIENT_ACTIONS: dict[str, str] = {
+    "append": "the user sends a message; a run starts",
+    "reload": "regenerate an assistant message; a run starts",
+    "cancel": "the client aborts the active run",
+    "add_tool_result": "a front-end or human-in-the-loop tool result",
+    "submit_interrupt_responses": "answers to pending interrupts; a resume run starts",
+    "resume": "start a run that continues the thread after results or responses",
+    "set_state": "the client replaces the agent state",
+    "load_history": "the thread is loaded from a history adapter",
+    "request_run": "append, reload or resume asks for a run while this run's stream is open",
+    "start_run": "the client opens a run against the agent (append, reload or resume)",
+    "stream_end": "the agent's event stream closed normally",
+    "agent_error": "the agent's stream raised (transport error, protocol violation)",
+    "event_unlisted": "an event continues a message or tool call (by its messageId or "
+    "toolCallId) that the client pipeline's own message list does not hold",
+    "stream_fault": "an event of the stream has findings, or the client's own checks refuse "
+    "it: it fails the run or is diagnosed",
+    "run_settled": "the run that owns this item settled",
+    "import_snapshot": "the item arrived in a MESSAGES_SNAPSHOT or loaded history",
+    "interrupt": "a RUN_FINISHED interrupt outcome names this item",
+    "auto_cancel": "append or reload resolves unresolved tool calls as cancelled",
+    "observe_call": "a thread update shows a tool call the client tool executor has not seen",
+    "observe_args": "a thread update shows a tool call's argsText other than the one tracked",
+    "observe_result": "a thread update shows a tool call's result set, replaced or cleared",
+    "observe_removed": "a thread update no longer shows a tool call the executor tracks",
+    "snapshot": "the aggregator's snapshot for a later event of the same stream re-asserts "
+    "its own status over one the client set",
+}
+
+
+def is_known_trigger(trigger: str) -> bool:
+    return trigger in AGUI_EVENT_TYPES or trigger in CLIENT_ACTIONS
+
 
 SPEC_VERSION = 1
 
@@ -118,6 +158,16 @@ COMPILED_BY_PROFILE: dict[str, dict[str, CompiledMachine]] = {
 }
 #: The default (``spec``) profile's compiled machines.
 COMPILED: dict[str, CompiledMachine] = COMPILED_BY_PROFILE["spec"]
+CLIENT_BY_PROFILE: dict[str, dict[str, BoundMachine]] = {
+    profile: {t.name: CLIENT.machine(t, profile, compiled[t.name]) for t in ALL_TABLES}
+    for profile, compiled in COMPILED_BY_PROFILE.items()
+}
+"""Per profile, the machines the client (aggregator and runtime) drives: the tables bound to
+its guards and effects (their plans are compiled when first used)."""
+VALIDATOR_MACHINES: dict[str, BoundMachine] = {
+    t.name: VALIDATOR.machine(t, "spec", COMPILED[t.name]) for t in ALL_TABLES
+}
+"""The machines the conformance validator drives: the spec profile, its guard readings."""
 
 
 def machine_to_dict(table: MachineTable) -> dict[str, Any]:

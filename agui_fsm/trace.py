@@ -33,10 +33,6 @@ ACTIVE_TRACES: list[TransitionTrace] = []
 """The traces recording now, innermost last; read directly on the hot path."""
 
 
-def active_trace() -> TransitionTrace | None:
-    return ACTIVE_TRACES[-1] if ACTIVE_TRACES else None
-
-
 @contextmanager
 def tracing() -> Iterator[TransitionTrace]:
     trace = TransitionTrace()

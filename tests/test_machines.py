@@ -11,8 +11,14 @@ from transitions import MachineError
 from agui_fsm.errors import InvalidTableError, InvalidTransition
 from agui_fsm.machines import ALL_TABLES, MachineTable, edge
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED, TABLES, check_tables, table_problems
-from agui_fsm.vocabulary import AGUI_EVENT_TYPES, CLIENT_ACTIONS
+from agui_fsm.spec import (
+    AGUI_EVENT_TYPES,
+    CLIENT_ACTIONS,
+    COMPILED,
+    TABLES,
+    check_tables,
+    table_problems,
+)
 
 TOY = MachineTable(
     name="toy",

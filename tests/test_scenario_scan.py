@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agui_fsm.jsondepth import plain_within
+from agui_fsm.jsonwire import plain_within
 from agui_fsm.replay.normalize import input_strings
 from agui_fsm.replay.scan import ScenarioScan, plainly_valid
 from agui_fsm.replay.scenario import op_places, read_scenario, schema_errors

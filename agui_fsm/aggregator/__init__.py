@@ -5,13 +5,17 @@
 """
 
 from agui_fsm.aggregator.approvals import project_tool_approvals
-from agui_fsm.aggregator.core import AGGREGATOR_EFFECTS, RunAggregator
+from agui_fsm.aggregator.core import RunAggregator
 from agui_fsm.aggregator.outcome import parse_interrupt, parse_outcome, status_object
 from agui_fsm.aggregator.parts import MISSING, ToolCallState, json_stringify, try_parse_json
 from agui_fsm.aggregator.snapshot import RunSnapshot
+from agui_fsm.machines import REASONING_MESSAGE, TEXT_MESSAGE, TOOL_CALL
+from agui_fsm.machines.plans import CLIENT
+
+# The part machines are the aggregator's: every guard and effect they name is implemented here.
+CLIENT.check((TEXT_MESSAGE, REASONING_MESSAGE, TOOL_CALL))
 
 __all__ = [
-    "AGGREGATOR_EFFECTS",
     "MISSING",
     "RunAggregator",
     "RunSnapshot",

@@ -10,8 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agui_fsm.aggregator.approvals import project_tool_approvals
-from agui_fsm.aggregator.parts import token_count
-from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.parts import PartStore, token_count
 
 
 class StreamTiming:

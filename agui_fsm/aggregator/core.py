@@ -11,7 +11,7 @@ declared machine (:mod:`agui_fsm.machines`) and says whether the message changed
 :class:`~agui_fsm.aggregator.text.TextParts`,
 :class:`~agui_fsm.aggregator.reasoning.ReasoningParts`,
 :class:`~agui_fsm.aggregator.tools.ToolCalls` and
-:class:`~agui_fsm.aggregator.apps.ToolApps` (MCP apps and approvals). The driver
+:class:`~agui_fsm.aggregator.tools.ToolApps` (MCP apps and approvals). The driver
 keeps the run's status, the message identity and the timing, and emits a snapshot.
 """
 
@@ -24,27 +24,16 @@ from typing import Any
 from ag_ui.core import BaseEvent, EventType
 
 from agui_fsm.aggregator.approvals import project_tool_approvals
-from agui_fsm.aggregator.apps import ToolApps
 from agui_fsm.aggregator.content import StreamTiming, run_metadata
-from agui_fsm.aggregator.identity import MessageIdentity
-from agui_fsm.aggregator.machine import PartMachine
-from agui_fsm.aggregator.outcome import parse_outcome, pending_tool_call_ids
-from agui_fsm.aggregator.parts import (
-    CLIENT,
-    MISSING,
-    REASONING_MACHINE,
-    TEXT_MACHINE,
-    TOOL_MACHINE,
-    ToolCallState,
-)
+from agui_fsm.aggregator.deltas import ARGS, TEXT, DeltaPlan, plan_delta
+from agui_fsm.aggregator.outcome import StatusChange, parse_outcome, pending_tool_call_ids
+from agui_fsm.aggregator.parts import MISSING, PartStore, ToolCallState
 from agui_fsm.aggregator.reasoning import ReasoningParts
 from agui_fsm.aggregator.snapshot import RunSnapshot
-from agui_fsm.aggregator.store import PartStore
-from agui_fsm.aggregator.streaming import continue_delta
 from agui_fsm.aggregator.text import TextParts
-from agui_fsm.aggregator.tools import ToolCalls
+from agui_fsm.aggregator.tools import ToolApps, ToolCalls
 from agui_fsm.machines.table import DEFAULT_PROFILE
-from agui_fsm.spec import COMPILED_BY_PROFILE
+from agui_fsm.spec import CLIENT_BY_PROFILE
 
 E = EventType
 _NAMES = {kind: kind.value for kind in EventType}  # an enum's .value is a Python-level read
@@ -76,6 +65,38 @@ _HANDLERS = {
 """Event type -> the RunAggregator method that handles it."""
 
 
+class MessageIdentity:
+    """The message ids a run has named so far; a RUN_STARTED clears them."""
+
+    __slots__ = ("last_text_message_id", "reported", "server_message_id")
+
+    def __init__(self) -> None:
+        self.reported = False
+        self.server_message_id: str | None = None
+        self.last_text_message_id: str | None = None
+
+    def name(self, message_id: str | None) -> str | None:
+        """An event names ``message_id``: returns it when it is the run's first id."""
+        if not message_id:
+            return None
+        if self.last_text_message_id is None:
+            self.last_text_message_id = message_id
+        if self.reported:
+            return None
+        self.reported = True
+        self.server_message_id = message_id
+        return message_id
+
+    def starts_new_message(self, message_id: str | None) -> bool:
+        """A text event naming another id than the last one begins another message."""
+        last = self.last_text_message_id
+        return bool(message_id) and last is not None and last != message_id
+
+    def text_named(self, message_id: str | None) -> None:
+        if message_id:
+            self.last_text_message_id = message_id
+
+
 class RunAggregator:
     """Accumulates one run's events into the assistant message it writes.
 
@@ -101,7 +122,7 @@ class RunAggregator:
         profile: str = DEFAULT_PROFILE,
     ) -> None:
         self.profile = profile
-        self.machines = COMPILED_BY_PROFILE[profile]
+        self.machines = CLIENT_BY_PROFILE[profile]
         self._status_machine = self.machines["message_status"]
         self.show_thinking = show_thinking
         self._emit_cb = emit
@@ -121,10 +142,9 @@ class RunAggregator:
         self.outcome: str | None = None
         self.pending_tool_call_ids: list[str] | None = None
         self._emitted_opaque = False
-        self.last_emit_ms: float | None = None
-        self.emit_count = 0
         self.snapshot: RunSnapshot | None = None
         self.current_event: Any = None
+        self._delta_plan: DeltaPlan | None = None
         self._handlers: dict[Any, Callable[[Any], None]] = {
             kind: getattr(self, name) for kind, name in _HANDLERS.items()
         }
@@ -135,10 +155,44 @@ class RunAggregator:
         """Apply one event (other event types, RAW included, are ignored)."""
         handler = self._handlers.get(event.type)
         if handler is not None:
+            self._delta_plan = None  # the event may change what a plan read
             self.current_event = event
             handler(event)
 
-    continue_delta = continue_delta  # a method: the aggregator is its first argument
+    def delta_plan(self, trigger: str, key: Any) -> DeltaPlan | None:
+        """The step plan of a streaming delta (``trigger`` TEXT_MESSAGE_CONTENT or
+        TOOL_CALL_ARGS, naming ``key``) when it continues the part it names, else None (then
+        :meth:`handle` it). Kept until the next event :meth:`handle` takes."""
+        plan = self._delta_plan
+        if (
+            plan is not None
+            and plan.key == key
+            and plan.trigger == trigger
+            and plan.part.life.state == plan.state  # a client edge may have moved the part
+        ):
+            return plan
+        plan = self._delta_plan = plan_delta(self, trigger, key)
+        return plan
+
+    def continue_delta(self, event: Any) -> bool:
+        """A TEXT_MESSAGE_CONTENT or TOOL_CALL_ARGS continuing the part it names (most of a
+        stream), applied and emitted as :meth:`handle` would; False, with nothing done, for
+        anything else (then :meth:`handle` it)."""
+        kind = event.type
+        if not event.delta:
+            return False
+        if kind is E.TEXT_MESSAGE_CONTENT:
+            plan = self.delta_plan(TEXT, event.message_id)
+        elif kind is E.TOOL_CALL_ARGS:
+            plan = self.delta_plan(ARGS, event.tool_call_id)
+        else:
+            return False
+        if plan is None:
+            return False
+        snapshot = plan.take(event)
+        if self._emit_cb is not None:
+            self._emit_cb(snapshot)
+        return True
 
     def has_tool_call(self, tool_call_id: str) -> bool:
         return tool_call_id in self.store.tools
@@ -157,19 +211,22 @@ class RunAggregator:
     def cancel(self) -> None:
         """The client aborted the run: the message ends incomplete/cancelled (in the spec
         profile only while the run has not finished: a finished run keeps its outcome)."""
-        taken = self._status_machine.step(self.status or "running", "cancel")
-        self.status = taken.dest if taken is not None else "incomplete_cancelled"
+        self._delta_plan = None
+        step = self._status_machine.plan(self.status or "running", "cancel", None, StatusChange())
+        self.status = step.dest if step is not None else "incomplete_cancelled"
         self.emit("cancel")
 
     def fail(self, message: str | None) -> None:
         """The run failed outside the stream (agent exception, protocol violation)."""
+        self._delta_plan = None
         self.status = "incomplete_error"
         self.error = message
         self.emit("agent_error")
 
     def settle(self) -> None:
         """The run is over: every open part takes its ``run_settled`` edge."""
-        self.store.settle(CLIENT)
+        self._delta_plan = None
+        self.store.settle()
 
     @property
     def has_unresolved_tool_calls(self) -> bool:
@@ -202,12 +259,11 @@ class RunAggregator:
             self._emit_cb(snapshot)
 
     def next_snapshot(self, trigger: str) -> RunSnapshot:
-        """The snapshot :meth:`emit` hands on after ``trigger`` changed the message (counted,
-        stamped and kept as ``snapshot``), for a caller that delivers it itself."""
+        """The snapshot :meth:`emit` hands on after ``trigger`` changed the message (stamped
+        and kept as ``snapshot``), for a caller that delivers it itself."""
         store = self.store
         store.version += 1
-        self.emit_count += 1
-        at_ms = self.last_emit_ms = self._clock() * 1000
+        at_ms = self._clock() * 1000
         interrupts = self.interrupts
         if (
             interrupts is None
@@ -226,7 +282,7 @@ class RunAggregator:
 
     def _reset_parts(self) -> None:
         old = self.store
-        old.settle(CLIENT)
+        old.settle()
         old.dead = True
         self.store = PartStore()
 
@@ -266,13 +322,8 @@ class RunAggregator:
             self.interrupts = None
         # The status is the message_status edge RUN_FINISHED takes from running; the
         # results the client holds are the runtime's to weigh (client_results_resolve_all).
-        guards = {
-            "has_interrupt": kind == "interrupt",
-            "outcome_success": kind == "success",
-            "has_unresolved_tool_calls": self.has_unresolved_tool_calls,
-        }
-        taken = self._status_machine.step("running", "RUN_FINISHED", guards)
-        self.status = taken.dest if taken is not None else "complete"
+        step = self._status_machine.plan("running", "RUN_FINISHED", None, StatusChange(self))
+        self.status = step.dest if step is not None else "complete"
         self.emit("RUN_FINISHED")
 
     def _on_run_error(self, event: Any) -> None:
@@ -360,17 +411,3 @@ class RunAggregator:
     def _on_activity_snapshot(self, event: Any) -> None:
         if self.apps.activity(self.store, event):
             self.emit("ACTIVITY_SNAPSHOT")
-
-
-PART_OWNERS: dict[str, tuple[type[PartMachine], ...]] = {
-    TEXT_MACHINE.name: (TextParts,),
-    REASONING_MACHINE.name: (ReasoningParts,),
-    TOOL_MACHINE.name: (ToolCalls, ToolApps),
-}
-"""Per part machine, the owners that fire its edges (each owns a disjoint set of triggers)."""
-
-AGGREGATOR_EFFECTS: dict[str, frozenset[str]] = {
-    name: frozenset().union(*(owner.implemented_effects() for owner in owners))
-    for name, owners in PART_OWNERS.items()
-}
-"""Per machine, the effects the aggregator implements (the runtime implements the others)."""

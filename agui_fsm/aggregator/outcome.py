@@ -1,12 +1,18 @@
-"""What a run's terminal events say: RUN_FINISHED's outcome and interrupts, and the
-message status object each status name stands for. Plain functions over event data."""
+"""What a run's terminal events say: RUN_FINISHED's outcome and interrupts, the message
+status object each status name stands for, and the ``message_status`` guards, which read
+them: plain functions over event data.
+
+The guards take ``(message, change)``: the thread message whose status steps (None for the
+status the aggregator reports of its run) and the :class:`StatusChange` of the step.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agui_fsm.jsonwire import model_dump
-from agui_fsm.machines.message_status import STATUS_OBJECTS
+from agui_fsm.machines.message_status import STATES, STATUS_OBJECTS
+from agui_fsm.machines.plans import CLIENT
 
 
 def parse_interrupt(raw: Any) -> dict[str, Any] | None:
@@ -74,3 +80,101 @@ def status_object(name: str | None, error: str | None = None) -> dict[str, Any] 
     if name == "incomplete_error" and error is not None:
         status["error"] = error
     return status
+
+
+class StatusChange:
+    """One step of an assistant message's status: what its guards read, and what its effects
+    ask of the thread beyond the message.
+
+    ``report`` is the run whose outcome decides it (a RunAggregator, or its RunSnapshot:
+    ``outcome`` and ``has_unresolved_tool_calls``); ``starts_new_message``, ``shows_live_run``,
+    ``imported`` (the status an imported message brings) and ``reports`` (the status a
+    snapshot reports) are what the trigger's caller knows. The runtime's effects set
+    ``exposes_interrupts``, ``resume_due`` and ``keeps_run_message``; ``dest`` is the state
+    the step entered."""
+
+    __slots__ = (
+        "dest",
+        "exposes_interrupts",
+        "imported",
+        "keeps_run_message",
+        "report",
+        "reports",
+        "resume_due",
+        "shows_live_run",
+        "starts_new_message",
+    )
+
+    def __init__(
+        self,
+        report: Any = None,
+        *,
+        starts_new_message: bool = False,
+        shows_live_run: bool = False,
+        imported: str | None = None,
+        reports: str | None = None,
+    ) -> None:
+        self.report = report
+        self.starts_new_message = starts_new_message
+        self.shows_live_run = shows_live_run
+        self.imported = imported
+        self.reports = reports
+        self.exposes_interrupts = False
+        self.resume_due = False
+        self.keeps_run_message = False
+        self.dest: str | None = None
+
+
+_STATUS = "message_status"
+
+
+@CLIENT.guard(_STATUS)
+def has_interrupt(message: Any, change: StatusChange) -> bool:
+    return change.report is not None and change.report.outcome == "interrupt"
+
+
+@CLIENT.guard(_STATUS)
+def outcome_success(message: Any, change: StatusChange) -> bool:
+    return change.report is not None and change.report.outcome == "success"
+
+
+@CLIENT.guard(_STATUS)
+def has_unresolved_tool_calls(message: Any, change: StatusChange) -> bool:
+    return change.report is not None and change.report.has_unresolved_tool_calls
+
+
+@CLIENT.guard(_STATUS)
+def all_tool_calls_resolved(message: Any, change: StatusChange) -> bool:
+    return message is not None and message.unresolved_tool_calls() == 0
+
+
+CLIENT.guard(_STATUS, "client_results_resolve_all")(all_tool_calls_resolved)
+
+
+@CLIENT.guard(_STATUS)
+def starts_new_message(message: Any, change: StatusChange) -> bool:
+    return change.starts_new_message
+
+
+@CLIENT.guard(_STATUS)
+def shows_live_run(message: Any, change: StatusChange) -> bool:
+    return change.shows_live_run
+
+
+def _imported(state: str) -> Any:
+    def imported(message: Any, change: StatusChange) -> bool:
+        return change.imported == state
+
+    return imported
+
+
+def _reports(state: str) -> Any:
+    def reports(message: Any, change: StatusChange) -> bool:
+        return change.reports == state
+
+    return reports
+
+
+for _state in STATES:
+    CLIENT.guard(_STATUS, f"imported_{_state}")(_imported(_state))
+    CLIENT.guard(_STATUS, f"reports_{_state}")(_reports(_state))

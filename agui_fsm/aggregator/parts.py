@@ -5,39 +5,35 @@ arguments likewise, parsed on read. Each part caches the dict it materializes to
 until it changes. The part order keeps tool calls anchored under their parent
 text part in a list hanging off that part, so anchoring a tool call never scans
 the order (see :class:`PartOrder`).
+
+:class:`PartStore` holds one message's parts; a reset starts a new store, so a snapshot
+taken before it still reads the message it was taken for (``dead`` then says the run moved
+on to another message). :class:`PartMachine` is the base of the parts' owners (text,
+reasoning, tool calls): it takes an edge of the part's declared machine, whose effects are
+the client's registered functions (:data:`~agui_fsm.machines.plans.CLIENT`), called with
+``(owner, store, part, event)``; each has exactly one implementation (checked when
+:mod:`agui_fsm.aggregator` is imported), so the table is what runs.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
+from agui_fsm.errors import InvalidTransition
 from agui_fsm.jsonwire import check_text_depth
+from agui_fsm.machines.plans import Step
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED
+from agui_fsm.spec import CLIENT_BY_PROFILE
+from agui_fsm.trace import ACTIVE_TRACES
 
-TEXT_MACHINE = COMPILED["text_message"]
-REASONING_MACHINE = COMPILED["reasoning_message"]
-TOOL_MACHINE = COMPILED["tool_call"]
+TEXT_MACHINE = CLIENT_BY_PROFILE["spec"]["text_message"]
+REASONING_MACHINE = CLIENT_BY_PROFILE["spec"]["reasoning_message"]
+TOOL_MACHINE = CLIENT_BY_PROFILE["spec"]["tool_call"]
 
 AGUI_NAMESPACE = "agui"
-
-# The aggregator is the client: it takes the tables' by_client edges too.
-CLIENT: dict[str, bool] = {"by_client": True}
-APP_RESULT: dict[str, bool] = {"by_client": True, "has_app_result": True}
-APP: dict[str, bool] = {"by_client": True, "is_mcp_app": True}
-APP_WITH_RESULT: dict[str, bool] = {
-    "by_client": True,
-    "is_mcp_app": True,
-    "snapshot_has_result": True,
-}
-SURFACE_RENDERED: dict[str, bool] = {
-    "by_client": True,
-    "a2ui_surface": True,
-    "surface_rendered": True,
-}
-SURFACE_GONE: dict[str, bool] = {"by_client": True, "a2ui_surface": True}
 
 
 def json_stringify(value: Any) -> str:
@@ -93,7 +89,7 @@ def _join(chunks: list[str]) -> str:
 
 
 class TextPart:
-    __slots__ = ("_dict", "anchored", "chunks", "key", "length", "life")
+    __slots__ = ("anchored", "cached", "chunks", "key", "length", "life")
 
     kind = "text"
 
@@ -103,28 +99,23 @@ class TextPart:
         self.length = 0
         self.life = Lifecycle(TEXT_MACHINE, key)
         self.anchored: list[ToolCallState] = []
-        self._dict: dict | None = None
-
-    def append(self, delta: str) -> None:
-        self.chunks.append(delta)
-        self.length += len(delta)
-        self._dict = None
+        self.cached: dict | None = None
 
     @property
     def text(self) -> str:
         return _join(self.chunks)
 
     def materialize(self) -> dict | None:
-        if self._dict is None:
+        if self.cached is None:
             text = self.text
-            self._dict = {"type": "text", "text": text} if text.strip() else {}
-        return self._dict or None
+            self.cached = {"type": "text", "text": text} if text.strip() else {}
+        return self.cached or None
 
 
 class ReasoningBlock:
     __slots__ = (
-        "_dict",
         "anonymous",
+        "cached",
         "chunks",
         "key",
         "life",
@@ -143,14 +134,14 @@ class ReasoningBlock:
         self.signature_id: str | None = None
         self.reasoning_id: str | None = None
         self.anonymous = anonymous
-        self._dict: dict | None = None
+        self.cached: dict | None = None
 
     def append(self, delta: str) -> None:
         self.chunks.append(delta)
-        self._dict = None
+        self.cached = None
 
     def touch(self) -> None:
-        self._dict = None
+        self.cached = None
 
     @property
     def text(self) -> str:
@@ -160,7 +151,7 @@ class ReasoningBlock:
         text = self.text
         if not text and not active:
             return None
-        if self._dict is None:
+        if self.cached is None:
             part: dict[str, Any] = {"type": "reasoning", "text": text}
             meta = {}
             if self.reasoning_id is not None:
@@ -169,33 +160,33 @@ class ReasoningBlock:
                 meta["encryptedValue"] = self.signature
             if meta:
                 part["providerMetadata"] = {AGUI_NAMESPACE: meta}
-            self._dict = part
-        return self._dict
+            self.cached = part
+        return self.cached
 
 
 class DataPart:
-    __slots__ = ("_dict", "name", "value")
+    __slots__ = ("cached", "name", "value")
 
     kind = "data"
 
     def __init__(self, name: str, value: Any) -> None:
         self.name = name
         self.value = value
-        self._dict = {"type": "data", "name": name, "data": value}
+        self.cached = {"type": "data", "name": name, "data": value}
 
     def materialize(self) -> dict:
-        return self._dict
+        return self.cached
 
 
 class ToolCallState:
     __slots__ = (
-        "_dict",
         "_parsed",
         "_parsed_for",
         "app_result_applied",
         "app_server_id",
         "app_uri",
         "args_chunks",
+        "cached",
         "is_error",
         "life",
         "model_content",
@@ -207,6 +198,9 @@ class ToolCallState:
     )
 
     kind = "tool-call"
+    in_message = False
+    """The tool_call effects write the run's state of the call, not a message's part (see
+    :mod:`agui_fsm.aggregator.tool_results`)."""
 
     def __init__(self, tool_call_id: str, life: Lifecycle | None = None) -> None:
         self.tool_call_id = tool_call_id
@@ -224,16 +218,12 @@ class ToolCallState:
         self.app_server_id: str | None = None
         self.model_content: list | None = None
         self.app_result_applied = False
-        self._dict: dict | None = None
+        self.cached: dict | None = None
         self._parsed_for: str | None = None
         self._parsed: Any = MISSING
 
     def touch(self) -> None:
-        self._dict = None
-
-    def append_args(self, delta: str) -> None:
-        self.args_chunks.append(delta)
-        self._dict = None
+        self.cached = None
 
     @property
     def args_text(self) -> str:
@@ -255,7 +245,7 @@ class ToolCallState:
         return self._parsed if self._parsed is not None else {}
 
     def materialize(self) -> dict:
-        if self._dict is None:
+        if self.cached is None:
             part: dict[str, Any] = {
                 "type": "tool-call",
                 "toolCallId": self.tool_call_id,
@@ -278,8 +268,8 @@ class ToolCallState:
                 part["parentId"] = self.parent_message_id
             if self.tool_message_id:
                 part["unstable_toolMessageId"] = self.tool_message_id
-            self._dict = part
-        return self._dict
+            self.cached = part
+        return self.cached
 
 
 Entry = TextPart | ReasoningBlock | DataPart | ToolCallState
@@ -349,3 +339,78 @@ class PartOrder:
 
 def token_count(total_text: int) -> int:
     return math.ceil(total_text / 4)
+
+
+class PartStore:
+    """Text parts, reasoning blocks and tool calls by key, in display order."""
+
+    def __init__(self) -> None:
+        self.order = PartOrder()
+        self.text: dict[str, TextPart] = {}
+        self.reasoning: dict[str, ReasoningBlock] = {}
+        self.tools: dict[str, ToolCallState] = {}
+        self.active_text: TextPart | None = None
+        self.active_reasoning: ReasoningBlock | None = None
+        self.text_counter = 0
+        self.reasoning_counter = 0
+        self.hidden_counter = 0
+        self.last_resolved: ToolCallState | None = None
+        self.surfaces: dict[str, dict[str, Any]] = {}
+        """A2UI surfaces (:class:`~agui_fsm.aggregator.a2ui.Surface` by surfaceId) by the
+        ACTIVITY_SNAPSHOT (messageId) that last set them."""
+        self.drawn_surfaces: dict[str, tuple[str, dict[str, Any]]] = {}
+        """The ``present`` calls the last a2ui-surface snapshot left: (surfaceId, tree) by
+        toolCallId."""
+        # showThinking off: where hidden blocks sat, for their signatures
+        self.hidden_mode = "none"
+        self.hidden_active: ReasoningBlock | None = None
+        self.hidden_ids: set[str] = set()
+        self.hidden_block_anchors: dict[str, int] = {}
+        self.hidden_anon_anchor: int | None = None
+        self.hidden_signatures: dict[str, str] = {}
+        self.hidden_signature_anchors: dict[str, int] = {}
+        self.signed_blocks = 0
+        self.version = 0
+        self.cache_version = -1
+        self.cache: list[dict] = []
+        self.dead = False
+
+    def lifecycles(self) -> Iterator[Lifecycle]:
+        """Every part's machine instance: text parts, reasoning blocks, tool calls."""
+        for part in self.text.values():
+            yield part.life
+        for block in self.reasoning.values():
+            yield block.life
+        for tool in self.tools.values():
+            yield tool.life
+
+    def settle(self) -> None:
+        """The run is over: every part that can takes its ``run_settled`` edge (it has no
+        guard and no effect)."""
+        for life in self.lifecycles():
+            life.try_take("run_settled", None, self, None, None)
+
+
+class PartMachine:
+    """Drives one machine's instances (``entry.life``) and runs its edges' effects."""
+
+    def fire(self, store: PartStore, entry: Any, trigger: str, event: Any) -> Step:
+        """Take ``trigger``'s edge (InvalidTransition when there is none)."""
+        step = self.fire_if_any(store, entry, trigger, event)
+        if step is None:
+            raise InvalidTransition(entry.life.machine.name, entry.life.state, trigger)
+        return step
+
+    def fire_if_any(self, store: PartStore, entry: Any, trigger: str, event: Any) -> Step | None:
+        """Take ``trigger``'s edge when the part has one (None, nothing done, otherwise):
+        ``Lifecycle.try_take`` with this owner's arguments spelled out (once per event)."""
+        life = entry.life
+        step = life.machine.plan(life.state, trigger, self, store, entry, event)
+        if step is None:
+            return None
+        if ACTIVE_TRACES:
+            life.record(trigger, step.transition)
+        life.state = step.dest
+        for effect in step.effects:
+            effect(self, store, entry, event)
+        return step

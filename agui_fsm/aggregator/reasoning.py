@@ -11,27 +11,15 @@ from typing import Any
 
 from ag_ui.core import EventType
 
-from agui_fsm.aggregator.machine import PartMachine
-from agui_fsm.aggregator.parts import CLIENT, REASONING_MACHINE, ReasoningBlock
-from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.parts import PartMachine, PartStore, ReasoningBlock
+from agui_fsm.machines.plans import CLIENT
 
 E = EventType
+_REASONING = "reasoning_message"
 
 
 class ReasoningParts(PartMachine):
     """Owns the reasoning blocks of a message; each method says whether it changed."""
-
-    MACHINE = REASONING_MACHINE
-    TRIGGERS = frozenset(
-        {
-            "REASONING_START",
-            "REASONING_MESSAGE_START",
-            "REASONING_MESSAGE_CONTENT",
-            "REASONING_MESSAGE_END",
-            "REASONING_END",
-            "REASONING_ENCRYPTED_VALUE",
-        }
-    )
 
     def __init__(self, show_thinking: bool) -> None:
         self.show_thinking = show_thinking
@@ -77,10 +65,8 @@ class ReasoningParts(PartMachine):
         message_id = getattr(event, "message_id", None)
         active = store.active_reasoning if self.show_thinking else store.hidden_active
         block = store.reasoning.get(message_id) if message_id else active
-        if block is not None and block.life.can(trigger, CLIENT):
-            self.fire(store, block, trigger, event)
-        else:
-            self._fx_close_reasoning_part(store, block, event)
+        if block is None or self.fire_if_any(store, block, trigger, event) is None:
+            close_reasoning_part(self, store, block, event)
         return self.show_thinking
 
     def encrypted_value(self, store: PartStore, event: Any) -> bool:
@@ -103,13 +89,13 @@ class ReasoningParts(PartMachine):
             )
         else:
             block = None
-        if block is None or not block.life.can("REASONING_ENCRYPTED_VALUE", CLIENT):
-            return False
-        self.fire(store, block, "REASONING_ENCRYPTED_VALUE", event)
-        return True
+        return (
+            block is not None
+            and self.fire_if_any(store, block, "REASONING_ENCRYPTED_VALUE", event) is not None
+        )
 
     @staticmethod
-    def _register(store: PartStore, block: ReasoningBlock, event: Any) -> None:
+    def register(store: PartStore, block: ReasoningBlock, event: Any) -> None:
         # A reasoning block is a boundary: anonymous text after it is a new part.
         store.active_text = None
         if not block.anonymous and event.type in (
@@ -121,7 +107,7 @@ class ReasoningParts(PartMachine):
         block.touch()
 
     @staticmethod
-    def _track_hidden(store: PartStore, block: ReasoningBlock) -> None:
+    def track_hidden(store: PartStore, block: ReasoningBlock) -> None:
         anchor = store.order.size
         if block.anonymous:
             store.hidden_mode = "anonymous"
@@ -133,7 +119,7 @@ class ReasoningParts(PartMachine):
         store.hidden_active = block
 
     @staticmethod
-    def _keep_hidden_signature(store: PartStore, event: Any) -> None:
+    def keep_hidden_signature(store: PartStore, event: Any) -> None:
         entity = event.entity_id
         store.hidden_signatures[entity] = event.encrypted_value
         anchor = store.hidden_block_anchors.get(entity)
@@ -145,47 +131,67 @@ class ReasoningParts(PartMachine):
             )
         store.hidden_signature_anchors[entity] = anchor
 
-    # -- effects -----------------------------------------------------------------------------
 
-    def _fx_open_reasoning_part(self, store: PartStore, block: ReasoningBlock, event: Any) -> None:
-        if not self.show_thinking:
-            self._track_hidden(store, block)
-            return
-        self._register(store, block, event)
-        store.order.push(block)
+# -- the reasoning_message table's effects and guards for the client -------------------------
 
-    def _fx_activate_reasoning_part(
-        self, store: PartStore, block: ReasoningBlock, event: Any
-    ) -> None:
-        if not self.show_thinking:
-            self._track_hidden(store, block)
-            return
-        if event.type == E.REASONING_MESSAGE_CONTENT and store.active_reasoning is block:
-            return  # content for the active block only appends
-        self._register(store, block, event)
+CLIENT.constant(_REASONING, True, "by_client")
+CLIENT.constant(_REASONING, False, "without_block", "starts_chunk_stream")
 
-    def _fx_append_reasoning(self, store: PartStore, block: ReasoningBlock, event: Any) -> None:
-        if self.show_thinking:
-            block.append(event.delta)
 
-    def _fx_close_reasoning_part(
-        self, store: PartStore, block: ReasoningBlock | None, event: Any
-    ) -> None:
-        if not self.show_thinking:
-            store.hidden_mode = "none"
-            store.hidden_active = None
-            return
-        active = store.active_reasoning
-        store.active_reasoning = None
-        if active is not None:
-            active.touch()
+@CLIENT.effect(_REASONING)
+def open_reasoning_part(
+    owner: ReasoningParts, store: PartStore, block: ReasoningBlock, event: Any
+) -> None:
+    if not owner.show_thinking:
+        owner.track_hidden(store, block)
+        return
+    owner.register(store, block, event)
+    store.order.push(block)
 
-    def _fx_attach_signature(self, store: PartStore, block: ReasoningBlock, event: Any) -> None:
-        if not self.show_thinking:
-            self._keep_hidden_signature(store, event)
-            return
-        if block.signature is None:
-            store.signed_blocks += 1
-        block.signature = event.encrypted_value
-        block.signature_id = event.entity_id
-        block.touch()
+
+@CLIENT.effect(_REASONING)
+def activate_reasoning_part(
+    owner: ReasoningParts, store: PartStore, block: ReasoningBlock, event: Any
+) -> None:
+    if not owner.show_thinking:
+        owner.track_hidden(store, block)
+        return
+    if event.type == E.REASONING_MESSAGE_CONTENT and store.active_reasoning is block:
+        return  # content for the active block only appends
+    owner.register(store, block, event)
+
+
+@CLIENT.effect(_REASONING)
+def append_reasoning(
+    owner: ReasoningParts, store: PartStore, block: ReasoningBlock, event: Any
+) -> None:
+    if owner.show_thinking:
+        block.append(event.delta)
+
+
+@CLIENT.effect(_REASONING)
+def close_reasoning_part(
+    owner: ReasoningParts, store: PartStore, block: ReasoningBlock | None, event: Any
+) -> None:
+    if not owner.show_thinking:
+        store.hidden_mode = "none"
+        store.hidden_active = None
+        return
+    active = store.active_reasoning
+    store.active_reasoning = None
+    if active is not None:
+        active.touch()
+
+
+@CLIENT.effect(_REASONING)
+def attach_signature(
+    owner: ReasoningParts, store: PartStore, block: ReasoningBlock, event: Any
+) -> None:
+    if not owner.show_thinking:
+        owner.keep_hidden_signature(store, event)
+        return
+    if block.signature is None:
+        store.signed_blocks += 1
+    block.signature = event.encrypted_value
+    block.signature_id = event.entity_id
+    block.touch()

@@ -6,8 +6,8 @@ from typing import Any
 
 from agui_fsm.aggregator.content import StreamTiming, build_content
 from agui_fsm.aggregator.outcome import status_object
-from agui_fsm.aggregator.parts import AGUI_NAMESPACE
-from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.parts import AGUI_NAMESPACE, PartStore
+from agui_fsm.machines.table import Lifecycle
 
 
 class RunSnapshot:
@@ -54,12 +54,28 @@ class RunSnapshot:
         self._meta_time = at_ms
 
     @property
-    def store_id(self) -> int:
-        return id(self._store)
+    def live(self) -> bool:
+        """Whether the run still writes this snapshot's message (no reset since)."""
+        return not self._store.dead
 
     @property
-    def live(self) -> bool:
-        return not self._store.dead
+    def outcome(self) -> str | None:
+        """The run's RUN_FINISHED outcome so far (``success``, ``interrupt`` or None)."""
+        return self._agg.outcome
+
+    @property
+    def has_unresolved_tool_calls(self) -> bool:
+        """Whether the run has left a tool call without a result (see RunAggregator)."""
+        return self._agg.has_unresolved_tool_calls
+
+    def tool_lifecycle(self, tool_call_id: str) -> Lifecycle | None:
+        """The tool_call machine of a call of this message, or None."""
+        tool = self._store.tools.get(tool_call_id)
+        return tool.life if tool is not None else None
+
+    def tool_lifecycles(self) -> dict[str, Lifecycle]:
+        """Every call of this message and its tool_call machine."""
+        return {tool_call_id: tool.life for tool_call_id, tool in self._store.tools.items()}
 
     @property
     def content(self) -> list[dict]:

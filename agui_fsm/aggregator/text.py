@@ -8,18 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from agui_fsm.aggregator.machine import PartMachine
-from agui_fsm.aggregator.parts import CLIENT, TEXT_MACHINE, DataPart, TextPart
-from agui_fsm.aggregator.store import PartStore
+from agui_fsm.aggregator.parts import DataPart, PartMachine, PartStore, TextPart
+from agui_fsm.machines.plans import CLIENT
+
+_TEXT = "text_message"
 
 
 class TextParts(PartMachine):
     """Owns the text parts of a message; each method says whether the message changed."""
-
-    MACHINE = TEXT_MACHINE
-    TRIGGERS = frozenset(
-        {"TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK", "TEXT_MESSAGE_END"}
-    )
 
     @staticmethod
     def _part(store: PartStore, key: str) -> TextPart:
@@ -54,8 +50,8 @@ class TextParts(PartMachine):
     def end(self, store: PartStore, event: Any) -> bool:
         message_id = event.message_id
         part = store.text.get(message_id) if message_id else None
-        if part is not None and part.life.can("TEXT_MESSAGE_END", CLIENT):
-            self.fire(store, part, "TEXT_MESSAGE_END", event)
+        if part is not None:
+            self.fire_if_any(store, part, "TEXT_MESSAGE_END", event)
         return True
 
     @staticmethod
@@ -65,22 +61,34 @@ class TextParts(PartMachine):
         store.order.push(DataPart(event.name, event.value))
         return True
 
-    # -- effects -----------------------------------------------------------------------------
 
-    def _fx_open_text_part(self, store: PartStore, part: TextPart, event: Any) -> None:
-        store.order.push(part)
-        store.active_text = part
+# -- the text_message table's effects and guards for the client ------------------------------
 
-    def _fx_target_text_part(self, store: PartStore, part: TextPart, event: Any) -> None:
-        store.active_text = part
+CLIENT.constant(_TEXT, True, "by_client")
+CLIENT.constant(_TEXT, False, "starts_chunk_stream")
 
-    def _fx_append_text(self, store: PartStore, part: TextPart, event: Any) -> None:
-        store.active_text = part
-        delta = event.delta
-        part.chunks.append(delta)  # TextPart.append, inline: once per delta
-        part.length += len(delta)
-        part._dict = None
 
-    def _fx_release_text_part(self, store: PartStore, part: TextPart, event: Any) -> None:
-        if store.active_text is part:
-            store.active_text = None
+@CLIENT.effect(_TEXT)
+def open_text_part(owner: TextParts, store: PartStore, part: TextPart, event: Any) -> None:
+    store.order.push(part)
+    store.active_text = part
+
+
+@CLIENT.effect(_TEXT)
+def target_text_part(owner: TextParts, store: PartStore, part: TextPart, event: Any) -> None:
+    store.active_text = part
+
+
+@CLIENT.effect(_TEXT)
+def append_text(owner: TextParts, store: PartStore, part: TextPart, event: Any) -> None:
+    store.active_text = part
+    delta = event.delta
+    part.chunks.append(delta)
+    part.length += len(delta)
+    part.cached = None
+
+
+@CLIENT.effect(_TEXT)
+def release_text_part(owner: TextParts, store: PartStore, part: TextPart, event: Any) -> None:
+    if store.active_text is part:
+        store.active_text = None

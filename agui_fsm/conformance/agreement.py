@@ -108,16 +108,10 @@ class Streamed:
         self.history.update(message_ids)
 
     # --- the stream ----------------------------------------------------------------------
-    def text(self, mid: str, role: str | None) -> None:
-        self.texts[mid] = StreamedText(role or "assistant")
-
     def text_delta(self, mid: str, delta: str | None) -> None:
         entry = self.texts.get(mid)
         if entry is not None:
             entry.add(delta)
-
-    def reasoning_message(self, mid: str) -> None:
-        self.reasoning.setdefault(mid, StreamedText("reasoning"))
 
     def reasoning_delta(self, mid: str, delta: str | None) -> None:
         entry = self.reasoning.get(mid)

@@ -4,8 +4,9 @@ transformChunks does."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from agui_fsm.conformance.context import MISSING, Ctx, who
+from agui_fsm.conformance.context import MISSING, Ctx, Report, who
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.text import TextMessages
 from agui_fsm.conformance.tools import ToolCalls
@@ -162,7 +163,7 @@ class ChunkLanes:
     def aborted(lane) -> bool:
         return lane is _ABORT
 
-    def text_chunk(self, ev) -> None:
+    def text_chunk(self, ev: Any, report: Report) -> None:
         lane, pending = self.continues("text", ev.message_id, ev.subagent_run_id)
         if self.aborted(lane):
             return
@@ -179,7 +180,7 @@ class ChunkLanes:
         self.open(lane, "text", ev.message_id, synthetic, role=ev.role or "assistant", name=ev.name)
         self.text.chunk(ev.message_id, ev.delta)
 
-    def tool_chunk(self, ev) -> None:
+    def tool_chunk(self, ev: Any, report: Report) -> None:
         lane, pending = self.continues("tool", ev.tool_call_id, ev.subagent_run_id)
         if self.aborted(lane):
             return
@@ -206,7 +207,7 @@ class ChunkLanes:
         )
         self.tools.chunk(ev.tool_call_id, ev.delta)
 
-    def reasoning_chunk(self, ev) -> None:
+    def reasoning_chunk(self, ev: Any, report: Report) -> None:
         lane, pending = self.continues("reasoning", ev.message_id, ev.subagent_run_id)
         if self.aborted(lane):
             return

@@ -1,24 +1,92 @@
 """What every check shares while one event is processed: where it is, and how to report.
 
-Also the subagent attribution record (:class:`Owners`). No machine table declares
-subagents: ownership is a property of every entity kind at once, so it sits beside the
-tables, kept exactly as ``verifyEvents`` 1.0.0 keeps it (one bucket per entity kind,
-first writer wins, retained for the run).
+Each lifecycle's handler runs the checks of its event's step plan, then takes the step; a
+check that fails is reported through a :data:`Report`: the general path's
+(:meth:`Ctx.report`) words the violation and goes on where the rule lets the handler
+recover; :func:`refuse`, the fast paths', answers False before anything changed, so the
+event is left to the general path. A handler's fast path is therefore its own success
+branch, not a second copy of its conditions.
+
+Also what the validator's guards read (:class:`Reading`) and the subagent attribution record
+(:class:`Owners`). No machine table declares subagents: ownership is a property of every
+entity kind at once, so it sits beside the tables, kept exactly as ``verifyEvents`` 1.0.0
+keeps it (one bucket per entity kind, first writer wins, retained for the run).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from agui_fsm.conformance.findings import Violation
 from agui_fsm.conformance.rules import LEVELS, RULES, Level, Severity
 from agui_fsm.errors import UsageError
+from agui_fsm.machines.plans import VALIDATOR
 
 MISSING = object()
 """No owner on record (distinct from None, which is the parent agent)."""
 
-STARTS_STREAM: dict[str, bool] = {"starts_chunk_stream": True}
-"""The guards of a stream's first *_CHUNK: on an entity its START opened, no edge (CHUNK-004)."""
+Report = Callable[[str, str], bool]
+"""``report(rule, message)``: a check of a step plan failed. True: reported, the handler goes
+on (recovering as the rule says); False: the handler stops, having changed nothing."""
+
+
+def refuse(rule: str, message: str) -> bool:
+    """The fast paths' :data:`Report`: any finding leaves the event to the general path."""
+    return False
+
+
+class Reading:
+    """What the validator knows when it takes an edge: the facts its guards read (registered
+    below). ``bracket`` is a tool call's START..END bracket, or a reasoning id's block."""
+
+    __slots__ = ("announced", "bracket", "first_chunk", "has_result", "interrupted", "resolved")
+
+    def __init__(
+        self,
+        *,
+        bracket: bool = False,
+        first_chunk: bool = False,
+        announced: bool = False,
+        interrupted: bool = False,
+        resolved: bool = False,
+        has_result: bool = False,
+    ) -> None:
+        self.bracket = bracket
+        self.first_chunk = first_chunk
+        self.announced = announced
+        self.interrupted = interrupted
+        self.resolved = resolved
+        self.has_result = has_result
+
+
+PLAIN = Reading()
+FIRST_CHUNK = Reading(first_chunk=True)
+"""A stream's first *_CHUNK: on an entity its START opened it has no edge (CHUNK-004)."""
+
+# -- the validator's guards: what it reads of each table's guards ------------------------------
+# The edges the client alone takes (by_client, and the readings only a client makes) never are.
+for _table in ("run", "text_message", "reasoning_message", "tool_call"):
+    VALIDATOR.constant(_table, False, "by_client")
+for _table in ("text_message", "reasoning_message", "tool_call"):
+    VALIDATOR.guard(_table, "starts_chunk_stream")(lambda reading: reading.first_chunk)
+VALIDATOR.guard("reasoning_message", "without_block")(lambda reading: not reading.bracket)
+VALIDATOR.guard("tool_call", "args_open")(lambda reading: reading.bracket)
+VALIDATOR.guard("tool_call", "has_result")(lambda reading: reading.has_result)
+# It records no MCP app result (a second TOOL_CALL_RESULT is TOOL-009) and knows of no result
+# but the stream's.
+VALIDATOR.constant(
+    "tool_call", False, "has_app_result", "result_known", "is_mcp_app", "snapshot_has_result"
+)
+VALIDATOR.guard("run", "run_announced")(lambda reading: reading.announced)
+VALIDATOR.guard("run", "has_interrupt")(lambda reading: reading.interrupted)
+# It requests no run, and a stream that ends inside its run never had its RUN_FINISHED
+# forwarded; it admits only a run's first RUN_FINISHED (a second is RUN-004); the reference
+# profile's rejection of pendingToolCallIds is not AG-UI 1.0.
+VALIDATOR.constant(
+    "run", False, "refuses_while_running", "finish_dispatched", "outcome_names_pending_tool_calls"
+)
+VALIDATOR.constant("run", True, "first_finish")
+VALIDATOR.guard("interrupt", "response_resolved")(lambda reading: reading.resolved)
 
 
 def severities(overrides: Mapping[str, str] | None = None) -> dict[str, Severity | None]:
@@ -40,6 +108,11 @@ def severities(overrides: Mapping[str, str] | None = None) -> dict[str, Severity
 
 class Ctx:
     """The event being checked and the violations it has produced so far."""
+
+    def report(self, rule: str, message: str) -> bool:
+        """The general path's :data:`Report`: emit, and let the handler go on."""
+        self.emit(rule, message)
+        return True
 
     __slots__ = ("batch", "event_type", "index", "levels", "line", "owned")
 
@@ -94,25 +167,41 @@ class Owners:
         self.reasoning.clear()
 
     def check(
-        self, ctx: Ctx, bucket: dict[str, str | None], entity: str, entity_id: str, tag: str | None
+        self,
+        report: Report,
+        ctx: Ctx,
+        bucket: dict[str, str | None],
+        entity: str,
+        entity_id: str,
+        tag: str | None,
     ) -> bool:
-        """SUB-006 when ``tag`` is given and disagrees with the recorded owner; True if fine."""
+        """SUB-006 when ``tag`` is given and disagrees with the recorded owner; True when it
+        agrees, else what ``report`` answers."""
         if tag is None:
             return True
         owner = bucket.get(entity_id, MISSING)
         if owner is MISSING or owner == tag:
             return True
-        ctx.emit(
+        return report(
             "SUB-006",
             f"{ctx.event_type} is tagged subagentRunId {tag!r}, but {entity} "
             f"{entity_id!r} belongs to {who(owner)} (absent means the parent "
             "agent); tag it consistently with the event that opened it",
         )
-        return False
 
     def claim(self, bucket: dict[str, str | None], entity_id: str, owner: str | None) -> None:
+        """The first event that names an entity says whose it is."""
         if entity_id not in bucket:
             bucket[entity_id] = owner
+
+    @staticmethod
+    def of_new_call(tag: str | None, inherited: object) -> str | None:
+        """A new tool call belongs to its tag, else to its parent message's owner
+        (``inherited``: MISSING when it has none on record), else to the parent agent
+        (verifyEvents 1.0.0: a tool call belongs to the message carrying it)."""
+        if tag is not None:
+            return tag
+        return None if inherited is MISSING else inherited  # type: ignore[return-value]
 
     def seed(self, messages: list, *, authoritative: bool) -> None:
         """Owners of replayed history (MESSAGES_SNAPSHOT replaces, RUN_STARTED input adds)."""

@@ -4,8 +4,10 @@ values, with the subagent attribution of each (SUB-006)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from agui_fsm.conformance.agreement import Streamed
-from agui_fsm.conformance.context import Ctx, Owners
+from agui_fsm.conformance.context import Ctx, Owners, Report
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.text import TextMessages
 from agui_fsm.conformance.thread import Interrupts, SharedState, history
@@ -50,25 +52,31 @@ class Messages:
         self.tools.import_calls(answered, authoritative=authoritative)
         self.state.seed_activities(messages)
 
-    def snapshot(self, ev) -> None:
+    def snapshot(self, ev: Any, report: Report) -> None:
         still_open = frozenset(self.text.open_ids() + self.reasoning.open_messages())
         self.streamed.check(self.ctx, ev.messages, still_open)
         self._import(ev.messages, authoritative=True)
         self.interrupts.supersede("MESSAGES_SNAPSHOT")
 
-    def activity_snapshot(self, ev) -> None:
+    def activity_snapshot(self, ev: Any, report: Report) -> None:
         owners = self.owners.activity
         if ev.message_id not in owners or ev.replace is not False:
             owners[ev.message_id] = ev.subagent_run_id
-        self.state.activity_snapshot(ev)
+        self.state.activity_snapshot(ev, report)
 
-    def activity_delta(self, ev) -> None:
-        self.owners.check(
-            self.ctx, self.owners.activity, "activity", ev.message_id, ev.subagent_run_id
+    def activity_delta(self, ev: Any, report: Report) -> None:
+        owners = self.owners
+        owners.check(
+            self.ctx.report,
+            self.ctx,
+            owners.activity,
+            "activity",
+            ev.message_id,
+            ev.subagent_run_id,
         )
-        self.state.activity_delta(ev)
+        self.state.activity_delta(ev, report)
 
-    def encrypted_value(self, ev) -> None:
+    def encrypted_value(self, ev: Any, report: Report) -> None:
         # An encrypted value opens and closes nothing (for @ag-ui/client it is metadata on an
         # entity that may even have ended); the reasoning table attaches it with self-loops.
         # It names a message or a tool call that may be of another kind, or not streamed at
@@ -81,4 +89,4 @@ class Messages:
         else:
             bucket, what = owners.reasoning, "reasoning message"
             self.reasoning.signature(ev.entity_id)
-        owners.check(self.ctx, bucket, what, ev.entity_id, ev.subagent_run_id)
+        owners.check(self.ctx.report, self.ctx, bucket, what, ev.entity_id, ev.subagent_run_id)

@@ -7,28 +7,34 @@ A run's start and end are where the other lifecycles turn over, so :class:`Runs`
 
 from __future__ import annotations
 
+from typing import Any
+
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.chunks import ChunkLanes
-from agui_fsm.conformance.context import Ctx, Owners, some
-from agui_fsm.conformance.edges import advance, view
+from agui_fsm.conformance.context import PLAIN, Ctx, Owners, Reading, Report, some
 from agui_fsm.conformance.messages import Messages
+from agui_fsm.conformance.reasoning import CONTENT_LOOPS as REASONING_OPEN
 from agui_fsm.conformance.reasoning import Reasoning
+from agui_fsm.conformance.steps import ACTIVE as STEP_ACTIVE
 from agui_fsm.conformance.steps import Steps
+from agui_fsm.conformance.text import CONTENT_LOOPS as TEXT_OPEN
 from agui_fsm.conformance.text import TextMessages
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents
 from agui_fsm.conformance.tools import ToolCalls
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED
+from agui_fsm.spec import VALIDATOR_MACHINES
+from agui_fsm.trace import ACTIVE_TRACES
+
+_RUN = "run"
+RUN = VALIDATOR_MACHINES[_RUN]
 
 # A transport fault once the run has settled loses nothing of it: reported as a warning.
 _AFTER_RUN = {"INPUT-005": "INPUT-006"}
 _SETTLED = ("draining", "errored")
-_UNANNOUNCED = {"run_announced": False}
-_ANNOUNCED = {"run_announced": True}
-_STARTS = {
-    guards["run_announced"]: view(COMPILED["run"], "RUN_STARTED", guards)
-    for guards in (_ANNOUNCED, _UNANNOUNCED)
-}
+_ANNOUNCED = {True: Reading(announced=True), False: PLAIN}
+_STARTS = {announced: RUN.plans("RUN_STARTED", r) for announced, r in _ANNOUNCED.items()}
+_FINISHES = RUN.plans("RUN_FINISHED", PLAIN)
+_ENDS = {b: RUN.plans("stream_end", Reading(interrupted=b)) for b in (True, False)}
 
 
 class Runs:
@@ -85,13 +91,24 @@ class Runs:
         self.messages = messages
         # The client has opened the request: the run table starts in 'running'. Whether the
         # agent's RUN_STARTED has arrived is the table's run_announced guard (RUN-003).
-        self.lc = Lifecycle(COMPILED["run"], "stream")
-        self.lc.fire("start_run")
+        self.lc = Lifecycle(RUN, "stream")
+        self.lc.take("start_run", PLAIN)
         self.started = False
         self.implicit = False
         self.seen_first = False
         self.run_ids: tuple[str | None, str | None] = (None, None)
         self.interrupted = False
+
+    def quiet(self) -> bool:
+        """Inside a running run, with no *_CHUNK stream pending and no transition trace
+        recording: then an event's handler is all the general path runs for it (the fast
+        paths' gate)."""
+        return (
+            self.seen_first
+            and self.lc.state == "running"
+            and not self.lanes.lanes
+            and not ACTIVE_TRACES
+        )
 
     def transport_fault(self, rule: str, message: str) -> tuple[str, str]:
         """The rule and message of an input-layer fault, given where the run is."""
@@ -125,7 +142,7 @@ class Runs:
                     "RUN_ERROR after the run already finished with "
                     "RUN_FINISHED; end a run with one of them",
                 )
-                self.lc.fire("RUN_ERROR")
+                self.lc.take("RUN_ERROR", PLAIN)
             else:
                 ctx.emit(
                     "RUN-004", f"{kind} after RUN_FINISHED; start a new run with RUN_STARTED first"
@@ -137,8 +154,8 @@ class Runs:
         self.seen_first = True
         state = self.lc.state
         run_id = getattr(ev, "run_id", None)
-        announced = _ANNOUNCED if self.started else _UNANNOUNCED
-        if state != "errored" and state not in _STARTS[self.started]:
+        announced = self.started
+        if state != "errored" and state not in _STARTS[announced]:
             self.ctx.emit(
                 "RUN-003",
                 f"RUN_STARTED (runId {run_id!r}) while run "
@@ -149,11 +166,13 @@ class Runs:
         if self.lanes.lanes:
             self.lanes.close_all()
         if state == "errored":
-            self.lc.fire("start_run")
-            announced = _UNANNOUNCED
+            self.lc.take("start_run", PLAIN)
+            announced = False
         self._begin_run(ev, reset=not (state == "running" and self.implicit))
-        if not advance(self.lc, "RUN_STARTED", _STARTS[announced["run_announced"]], announced):
-            self.lc.fire("RUN_STARTED", announced)  # no edge: raises, as it always did
+        step = _STARTS[announced][self.lc.state]  # there is one: checked above (RUN-003)
+        if ACTIVE_TRACES:
+            self.lc.record("RUN_STARTED", step.transition)
+        self.lc.state = step.dest
         self.started, self.implicit, self.interrupted = True, False, False
         self.run_ids = (getattr(ev, "thread_id", None), run_id)
 
@@ -197,50 +216,85 @@ class Runs:
         self.tools.settle()
         self.reasoning.settle()
 
-    def finished(self, ev) -> None:
-        ctx = self.ctx
-        thread_id, run_id = self.run_ids
-        for field, expected, actual in (
-            ("threadId", thread_id, getattr(ev, "thread_id", None)),
-            ("runId", run_id, getattr(ev, "run_id", None)),
-        ):
-            if self.started and expected is not None and actual is not None and expected != actual:
-                ctx.emit(
-                    "RUN-008",
-                    f"RUN_FINISHED {field} {actual!r} differs from RUN_STARTED's {expected!r}",
-                )
-        for rule, what, ids, closer in (
-            ("STEP-004", "step", self.steps.active(), "STEP_FINISHED"),
-            ("TEXT-005", "text message", self.text.open_ids(), "TEXT_MESSAGE_END"),
-            (
-                "REASON-006",
-                "reasoning message",
-                self.reasoning.open_messages(),
-                "REASONING_MESSAGE_END",
-            ),
-            ("REASON-006", "reasoning block", self.reasoning.open_blocks(), "REASONING_END"),
-            ("TOOL-005", "tool call", self.tools.open_ids(), "TOOL_CALL_END"),
-            ("SUB-005", "subagent", sorted(self.subagents.active), "SUBAGENT_FINISHED"),
-        ):
-            if ids:
-                many = len(ids) > 1
-                ctx.emit(
-                    rule,
-                    f"RUN_FINISHED while {what}{'s' * many} "
-                    f"{some(ids)} {'are' if many else 'is'} still "
-                    f"open; send {closer} first",
-                )
-        self.settle()
-        outcome = getattr(ev, "outcome", None)
-        kind = getattr(outcome, "type", None)
-        if kind == "success" and outcome.pending_tool_call_ids:
-            self._check_pending(outcome.pending_tool_call_ids)
-        if kind == "interrupt":
-            self.interrupts.raised(outcome)
-            self.interrupted = True
-        self.lc.fire("RUN_FINISHED")
+    def finished(self, ev: Any, report: Report) -> bool:
+        ids = (getattr(ev, "thread_id", None), getattr(ev, "run_id", None))
+        if self.started and ids != self.run_ids:
+            for field, expected, actual in zip(
+                ("threadId", "runId"), self.run_ids, ids, strict=True
+            ):
+                if (
+                    expected is not None
+                    and actual is not None
+                    and expected != actual
+                    and not report(
+                        "RUN-008",
+                        f"RUN_FINISHED {field} {actual!r} differs from RUN_STARTED's {expected!r}",
+                    )
+                ):
+                    return False
+        if self._left_open():
+            for rule, what, ids, closer in (
+                ("STEP-004", "step", self.steps.active(), "STEP_FINISHED"),
+                ("TEXT-005", "text message", self.text.open_ids(), "TEXT_MESSAGE_END"),
+                (
+                    "REASON-006",
+                    "reasoning message",
+                    self.reasoning.open_messages(),
+                    "REASONING_MESSAGE_END",
+                ),
+                ("REASON-006", "reasoning block", self.reasoning.open_blocks(), "REASONING_END"),
+                ("TOOL-005", "tool call", self.tools.open_ids(), "TOOL_CALL_END"),
+                ("SUB-005", "subagent", sorted(self.subagents.active), "SUBAGENT_FINISHED"),
+            ):
+                if ids:
+                    many = len(ids) > 1
+                    if not report(
+                        rule,
+                        f"RUN_FINISHED while {what}{'s' * many} "
+                        f"{some(ids)} {'are' if many else 'is'} still "
+                        f"open; send {closer} first",
+                    ):
+                        return False
+        outcome = getattr(ev, "outcome", None)  # a struct has none: the fast path's is shorter
+        if outcome is None:
+            self.settle()
+        else:
+            kind = getattr(outcome, "type", None)
+            if kind == "success" and outcome.pending_tool_call_ids:
+                self._check_pending(outcome.pending_tool_call_ids)
+            self.settle()
+            if kind == "interrupt":
+                self.interrupts.raised(outcome)
+                self.interrupted = True
+        step = _FINISHES[self.lc.state]
+        if ACTIVE_TRACES:
+            self.lc.record("RUN_FINISHED", step.transition)
+        self.lc.state = step.dest
+        return True
+
+    def _left_open(self) -> bool:
+        """Whether the run leaves anything open that STEP-004, TEXT-005, REASON-006, TOOL-005
+        or SUB-005 name: the lists that say what are built only then (most runs close all)."""
+        if self.subagents.active:
+            return True
+        for lc in self.steps.steps.values():
+            if lc.state in STEP_ACTIVE:
+                return True
+        for lc in self.text.msgs.values():
+            if lc.state in TEXT_OPEN:
+                return True
+        for item in self.reasoning.items.values():
+            if item.span or item.lc.state in REASONING_OPEN:
+                return True
+        calls = self.tools.calls
+        for tid in self.tools.touched:
+            call = calls.get(tid)
+            if call is not None and call.bracket:
+                return True
+        return False
 
     def _check_pending(self, listed: list[str]) -> None:
+        # Read before the run settles, which leaves every unresolved call unresolved.
         pending = self.tools.unresolved_this_run()
         wrong = [t for t in listed if t not in pending]
         missing = [t for t in pending if t not in listed]
@@ -258,9 +312,10 @@ class Runs:
                 "without a result; list all or none",
             )
 
-    def errored(self, ev) -> None:
+    def errored(self, ev: Any, report: Report) -> bool:
         self.settle()
-        self.lc.fire("RUN_ERROR")
+        self.lc.take("RUN_ERROR", PLAIN)
+        return True
 
     def end_of_stream(self, events: int) -> None:
         """RUN-010 for an input without events, RUN-007 for a run left open."""
@@ -283,6 +338,6 @@ class Runs:
                 "RUN_ERROR" + (f"; still open: {still}" if still else ""),
             )
             self.settle()
-            self.lc.fire("stream_end")
+            self.lc.follow("stream_end", _ENDS[False][state])
         elif state == "draining":
-            self.lc.fire("stream_end", {"has_interrupt": self.interrupted})
+            self.lc.follow("stream_end", _ENDS[self.interrupted][state])

@@ -19,9 +19,8 @@ One nested event has a struct too: a STATE_DELTA of ``add`` and ``replace`` oper
 values are JSON scalars (:data:`STATE_DELTA`), the commonest delta there is. Containers,
 integers beyond 64 bits and the other operations fail to decode and take the general path.
 It is not a flat event (not in :data:`BY_TYPE`) and its paths are not checked to be JSON
-Pointers: only its express lane (:mod:`~agui_fsm.conformance.state_express`) reads it, which
-writes only at plain pointers, and the general path re-reads the text whenever the lane does
-not take it.
+Pointers: only ``SharedState.take_in_place`` reads it, which writes only at plain pointers,
+and the general path re-reads the text whenever that does not take it.
 """
 
 from __future__ import annotations

@@ -2,133 +2,55 @@
 subagents.
 
 Interrupts run on the declared interrupt table (one Lifecycle per interrupt id). State and
-activity patches are RFC 6902 (``jsonpatch``) over the document built so far; subagents have
-no table and follow verifyEvents 1.0.0 (see :mod:`agui_fsm.conformance.context`).
+activity patches are RFC 6902 over the document built so far (:mod:`agui_fsm.json_patch`,
+the runtime's engine); subagents have no table and follow verifyEvents 1.0.0 (see
+:mod:`agui_fsm.conformance.context`).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any, ClassVar
-
-import jsonpatch
-import jsonpointer
+from typing import Any
 
 from agui_fsm import jsonwire
-from agui_fsm.conformance.context import Ctx, some
-from agui_fsm.conformance.plain import PlainDelta
+from agui_fsm.conformance.context import PLAIN, Ctx, Reading, Report, some
+from agui_fsm.conformance.parse import PlainDelta
+from agui_fsm.conformance.shape import json_pointer
 from agui_fsm.conformance.tools import ToolCalls
-from agui_fsm.errors import PATCH_ERRORS
+from agui_fsm.json_patch import apply_ops, ops_of, write_in_place
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED
+from agui_fsm.spec import VALIDATOR_MACHINES
 
-INTERRUPT = COMPILED["interrupt"]
-
-
-def ops_of(patch: list) -> list[dict[str, Any]]:
-    """Patch operations as plain dicts, whatever the event was parsed from. A wire dict's
-    value is copied when it is a container: the state must not share the caller's objects."""
-    return [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else _own(op) for op in patch]
+INTERRUPT = VALIDATOR_MACHINES["interrupt"]
 
 
-def _own(op: dict[str, Any]) -> dict[str, Any]:
-    value = op.get("value")
-    if isinstance(value, dict | list):
-        return {**op, "value": copy.deepcopy(value)}
-    return dict(op)
+_ANSWERS = {b: Reading(resolved=b) for b in (True, False)}
 
 
-# op name -> jsonpatch's operation class. Building the operation directly, rather than
-# through apply_patch (a JsonPatch per operation, which parses each operation twice), halves
-# the cost of a STATE_DELTA; anything unusual still goes through apply_patch.
-_OPERATIONS = jsonpatch.JsonPatch.operations
+class _Write:
+    __slots__ = ("op", "path", "value")
+
+    def __init__(self, op: str, path: str, value: Any) -> None:
+        self.op, self.path, self.value = op, path, value
 
 
-class _Pointer(jsonpointer.JsonPointer):
-    """A JSON Pointer that remembers how its text parsed: a stream patches the same few paths
-    over and over. The memory is bounded, so it stays flat in the stream length."""
-
-    _parsed: ClassVar[dict[str, list[str]]] = {}
-
-    def __init__(self, pointer: str) -> None:
-        parts = self._parsed.get(pointer)
-        if parts is None:
-            super().__init__(pointer)  # raises on a malformed pointer, which is not kept
-            if len(self._parsed) >= 4096:
-                self._parsed.clear()
-            self._parsed[pointer] = list(self.parts)
-        else:
-            self.parts = list(parts)  # jsonpatch may assign to parts[-1]
+_SCALARS = (str, int, float, bool, type(None))
 
 
-_NOT_FOUND = object()
-
-
-def slot(doc: Any, name: Any, path: Any) -> tuple[Any, str] | None:
-    """Where an ``add`` or ``replace`` at ``path`` writes, as (container, member), when the
-    path leads through objects only, to a member of an object (that exists, for
-    ``replace``) or the end (``-``) of an array, for ``add``: the cases done in place, as
-    jsonpatch does them. None for anything else (other array positions, escapes, the root,
-    a missing member, an operation jsonpatch would refuse), which jsonpatch then applies or
-    words. Looking changes nothing."""
-    if (name != "add" and name != "replace") or type(path) is not str:
-        return None
-    if not path.startswith("/") or "~" in path or type(doc) is not dict:
-        return None
-    last = path[1:]
-    target = doc
-    if "/" in last:
-        *walk, last = last.split("/")
-        for part in walk:
-            if type(target) is not dict:
-                return None
-            target = target.get(part, _NOT_FOUND)
-    if type(target) is list:
-        return (target, last) if name == "add" and last == "-" else None
-    if type(target) is not dict:
-        return None
-    if name == "replace" and (last == "-" or last not in target):
-        return None
-    return target, last
-
-
-def put(where: tuple[Any, str], value: Any) -> None:
-    """Write ``value`` at a :func:`slot`."""
-    target, last = where
-    if type(target) is list:
-        target.append(value)
-    else:
-        target[last] = value
-
-
-def _set_in_object(doc: Any, op: dict[str, Any]) -> bool:
-    """An ``add`` or ``replace`` done in place at its :func:`slot`; False, having changed
-    nothing, when it has none."""
-    if "value" not in op:
-        return False
-    where = slot(doc, op.get("op"), op.get("path"))
-    if where is None:
-        return False
-    put(where, op["value"])
-    return True
-
-
-def apply_ops(doc: Any, ops: list[dict[str, Any]]) -> tuple[Any, int | None, str]:
-    """Apply operation by operation in place: (new doc, failing op index or None, error)."""
-    for i, op in enumerate(ops):
-        if type(op) is dict and _set_in_object(doc, op):
-            continue
-        try:
-            name = op.get("op")
-            operation = _OPERATIONS.get(name) if type(name) is str else None
-            if operation is not None:
-                doc = operation(op, pointer_cls=_Pointer).apply(doc)
-            else:
-                doc = jsonpatch.apply_patch(doc, [op], in_place=True)
-        except PATCH_ERRORS as exc:
-            return doc, i, str(exc) or type(exc).__name__
-    return doc, None, ""
+def _scalar_writes(ops: list[dict[str, Any]]) -> list[_Write] | None:
+    """The operations as :class:`_Write` s when every one is an ``add`` or ``replace`` of a
+    JSON scalar at a string path (what a STATE_DELTA struct carries), else None."""
+    out = []
+    for op in ops:
+        name, path = op.get("op"), op.get("path")
+        if (name != "add" and name != "replace") or type(path) is not str or "value" not in op:
+            return None
+        value = op["value"]
+        if type(value) not in _SCALARS:
+            return None
+        out.append(_Write(name, path, value))
+    return out
 
 
 class SharedState:
@@ -148,14 +70,27 @@ class SharedState:
         if has_input_state:
             self.known, self.doc = True, copy.deepcopy(input_state)
 
-    def snapshot(self, ev) -> None:
+    def snapshot(self, ev: Any, report: Report) -> None:
         self.known, self.doc = True, ev.snapshot if self.ctx.owned else copy.deepcopy(ev.snapshot)
 
-    def delta(self, ev) -> None:
+    def take_in_place(self, ev: Any, report: Report) -> bool:
+        """A STATE_DELTA struct (:data:`~agui_fsm.conformance.structs.STATE_DELTA`: in-place
+        writes of scalars): the first branch of :meth:`delta`, True once written (or ignored,
+        while the state is unknown); False, nothing changed, when :meth:`delta` must apply it."""
+        if not self.known:
+            # Ignored, as delta ignores it, once its paths are the JSON Pointers the general
+            # parse requires (a struct leaves the pattern out; a written slot implies it).
+            return all(json_pointer(op.path) for op in ev.delta)
+        return write_in_place(self.doc, ev.delta)
+
+    def delta(self, ev: Any, report: Report) -> None:
         if not self.known:
             return
         # A plain delta's operations were decoded for this event alone: nothing to copy.
         ops = ev.delta if type(ev) is PlainDelta else ops_of(ev.delta)
+        scalar = _scalar_writes(ops)
+        if scalar is not None and write_in_place(self.doc, scalar):
+            return
         self.doc, failed, error = apply_ops(self.doc, ops)
         too_deep = jsonwire.document_problem(self.doc, ops)
         if too_deep is not None:
@@ -182,12 +117,12 @@ class SharedState:
         if failed:
             self.known, self.doc = False, None
 
-    def activity_snapshot(self, ev) -> None:
+    def activity_snapshot(self, ev: Any, report: Report) -> None:
         if ev.replace is False and ev.message_id in self.activities:
             return
         self.activities[ev.message_id] = copy.deepcopy(ev.content)
 
-    def activity_delta(self, ev) -> None:
+    def activity_delta(self, ev: Any, report: Report) -> None:
         mid = ev.message_id
         if mid not in self.activities:
             self.ctx.emit(
@@ -298,7 +233,7 @@ class Interrupts:
                 continue
             seen.add(intr.id)
             lc = Lifecycle(INTERRUPT, intr.id)
-            lc.fire("RUN_FINISHED")
+            lc.take("RUN_FINISHED", PLAIN)
             self.pending[intr.id] = (lc, intr.tool_call_id)
             if intr.tool_call_id is not None:
                 why = self.tools.gate(intr.tool_call_id)
@@ -323,9 +258,7 @@ class Interrupts:
                     )
                     continue
                 lc, tid = found
-                lc.fire(
-                    "submit_interrupt_responses", {"response_resolved": entry.status == "resolved"}
-                )
+                lc.take("submit_interrupt_responses", _ANSWERS[entry.status == "resolved"])
                 if tid is not None:
                     self.tools.approve(tid)
         if self.pending and run_input is not None:
@@ -339,7 +272,7 @@ class Interrupts:
 
     def supersede(self, trigger: str) -> None:
         for lc, _ in self.pending.values():
-            lc.fire(trigger)
+            lc.take(trigger, PLAIN)
         self.pending.clear()
 
 
@@ -357,7 +290,7 @@ class Subagents:
         self.active.clear()
         self.closed.clear()
 
-    def started(self, ev) -> None:
+    def started(self, ev: Any, report: Report) -> None:
         sid, parent = ev.subagent_run_id, ev.parent_subagent_run_id
         if sid in self.active:
             self.ctx.emit(
@@ -378,7 +311,7 @@ class Subagents:
             )
         self.active.add(sid)
 
-    def ended(self, ev) -> None:
+    def ended(self, ev: Any, report: Report) -> None:
         sid = ev.subagent_run_id
         if sid not in self.active:
             self.ctx.emit("SUB-004", f"no subagent {sid!r} is active; send SUBAGENT_STARTED first")

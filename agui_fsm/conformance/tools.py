@@ -4,30 +4,52 @@ table (TOOL-*).
 A tool call's START..END bracket (:attr:`ToolCall.bracket`) is a fact the table does not
 keep: a result may arrive while arguments still stream and resolves the call (TOOL-008), yet
 its arguments and TOOL_CALL_END must still follow, as verifyEvents requires. The validator
-hands it to the table as the ``args_open`` guard.
+hands it to the table as the ``args_open`` guard. Each handler runs the checks of its event's
+step plan, then takes the step (see :mod:`~agui_fsm.conformance.context`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from agui_fsm import jsonwire
 from agui_fsm.conformance.agreement import UNPARSED, Streamed
-from agui_fsm.conformance.context import MISSING, STARTS_STREAM, Ctx, Owners, who
-from agui_fsm.conformance.edges import advance, view
+from agui_fsm.conformance.context import MISSING, PLAIN, Ctx, Owners, Reading, Report, who
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED
+from agui_fsm.spec import VALIDATOR_MACHINES
+from agui_fsm.trace import ACTIVE_TRACES
 
-TOOL = COMPILED["tool_call"]
-_SETTLED = view(TOOL, "run_settled")
+_TOOL = "tool_call"
+TOOL = VALIDATOR_MACHINES[_TOOL]
+_NEW = TOOL.table.initial  # where a new lifecycle starts
 _TERMINAL = frozenset(TOOL.table.terminal)
+
+ARGS_OPEN = Reading(bracket=True)
+ARGS_CLOSED = PLAIN
+_READING = {True: ARGS_OPEN, False: ARGS_CLOSED}
+_FIRST_CHUNK = {b: Reading(bracket=b, first_chunk=True) for b in (True, False)}
+_IMPORTED = {b: Reading(has_result=b) for b in (True, False)}
+
+_STARTS = {t: TOOL.plans(t, PLAIN) for t in ("TOOL_CALL_START", "TOOL_CALL_CHUNK")}
+_ARGS = {b: TOOL.plans("TOOL_CALL_ARGS", r) for b, r in _READING.items()}
+_CHUNKS = {b: TOOL.plans("TOOL_CALL_CHUNK", r) for b, r in _READING.items()}
+_FIRST_CHUNKS = {b: TOOL.plans("TOOL_CALL_CHUNK", r) for b, r in _FIRST_CHUNK.items()}
+_ENDS = {b: TOOL.plans("TOOL_CALL_END", r) for b, r in _READING.items()}
+_RESULTS = TOOL.plans("TOOL_CALL_RESULT", PLAIN)
+_GATES = TOOL.plans("interrupt", PLAIN)
+_APPROVALS = TOOL.plans("submit_interrupt_responses", PLAIN)
+_SETTLED = TOOL.plans("run_settled", PLAIN)
+# A delta run follows an entity's first delta with the same step (tests/conformance): the
+# state TOOL_CALL_ARGS enters must be one it loops in.
+for _plans in _ARGS.values():
+    for _step in _plans.values():
+        if _plans.get(_step.dest) is None or _plans[_step.dest].dest != _step.dest:
+            raise RuntimeError("TOOL_CALL_ARGS no longer loops in the state it enters")
 
 MAX_CARRIED_TOOL_CALLS = 10_000
 """Unresolved tool calls kept across run boundaries for cross-run results; beyond it the
 oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded.
 For TOOL-012 the ids of the previous run's finished calls are kept too, one run back only."""
-
-NO_APP_RESULT = {"has_app_result": False}
-ARGS_OPEN = {"args_open": True}
-ARGS_CLOSED = {"args_open": False}
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -51,10 +73,6 @@ class ToolCall:
         self.streamed = bracket
         self.args: list[str] | None = [] if bracket else None
         self.args_size = 0
-
-    def guards(self) -> dict[str, bool]:
-        """The validator's guards for this call's argument triggers."""
-        return ARGS_OPEN if self.bracket else ARGS_CLOSED
 
     def add_args(self, delta: str | None) -> None:
         """Keep a streamed piece of the arguments, up to ``MAX_ARGS_BYTES`` in all."""
@@ -86,9 +104,6 @@ class ToolCalls:
         # visit only these: their cost does not grow with the carried calls.
         self.touched: dict[str, None] = {}
 
-    def _touch(self, tid: str) -> None:
-        self.touched[tid] = None
-
     def _touched(self):
         calls = self.calls
         for tid in self.touched:
@@ -112,180 +127,208 @@ class ToolCalls:
         for _ in range(len(self.calls) - MAX_CARRIED_TOOL_CALLS):
             del self.calls[next(iter(self.calls))]
 
-    def _check_start_owner(self, tid: str, parent: str | None, tag: str | None) -> None:
+    def _open(
+        self, tid: str, parent: str | None, tag: str | None, trigger: str, report: Report
+    ) -> bool:
+        owners, calls = self.owners, self.calls
         # verifyEvents 1.0.0: a tool call belongs to the message that carries it.
-        owners = self.owners
-        inherited = MISSING
-        if parent is not None:
-            inherited = owners.message.get(parent, MISSING)
-            if inherited is not MISSING and tag is not None and tag != inherited:
-                self.ctx.emit(
-                    "SUB-006",
-                    f"tool call {tid!r} is tagged subagentRunId {tag!r} "
-                    f"but its parent message {parent!r} belongs to "
-                    f"{who(inherited)}; a tool call belongs to its message",
-                )
-        existing = owners.tool_call.get(tid, MISSING)
-        if existing is MISSING:
-            owners.tool_call[tid] = (
-                tag if tag is not None else (None if inherited is MISSING else inherited)
-            )
-        elif owners.check(self.ctx, owners.tool_call, "tool call", tid, tag) and (
-            tag is None and inherited is not MISSING and inherited != existing
-        ):
-            self.ctx.emit(
+        inherited = MISSING if parent is None else owners.message.get(parent, MISSING)
+        if (
+            inherited is not MISSING
+            and tag is not None
+            and tag != inherited
+            and not report(
                 "SUB-006",
-                f"tool call {tid!r} belongs to {who(existing)} but its "
-                f"parent message {parent!r} belongs to {who(inherited)}",
+                f"tool call {tid!r} is tagged subagentRunId {tag!r} "
+                f"but its parent message {parent!r} belongs to "
+                f"{who(inherited)}; a tool call belongs to its message",  # type: ignore[arg-type]
             )
-
-    def _open(self, tid: str, parent: str | None, tag: str | None, trigger: str) -> None:
-        self._check_start_owner(tid, parent, tag)
-        if parent is not None and parent not in self.known_messages:
-            self.ctx.emit(
+        ):
+            return False
+        existing = owners.tool_call.get(tid, MISSING)
+        if existing is not MISSING:
+            if tag is not None:
+                if not owners.check(report, self.ctx, owners.tool_call, "tool call", tid, tag):
+                    return False
+            elif (
+                inherited is not MISSING
+                and inherited != existing
+                and not report(
+                    "SUB-006",
+                    f"tool call {tid!r} belongs to {who(existing)} but its "  # type: ignore[arg-type]
+                    f"parent message {parent!r} belongs to {who(inherited)}",  # type: ignore[arg-type]
+                )
+            ):
+                return False
+        if (
+            parent is not None
+            and parent not in self.known_messages
+            and not report(
                 "TOOL-010",
                 f"parentMessageId {parent!r} of tool call {tid!r} names "
                 "no message seen in this run; stream the assistant "
                 "message first or use its id",
             )
-        old = self.calls.pop(tid, None)
+        ):
+            return False
+        old = calls.get(tid)
         if old is not None and old.streamed and old.run == self.run:
-            self.ctx.emit(
+            if not report(
                 "TOOL-002",
                 f"toolCallId {tid!r} is already used by a tool call of this run that "
                 f"is {old.lc.state}; give every call a fresh id",
-            )
+            ):
+                return False
         elif old is not None or tid in self.earlier:
             where = "an earlier run" if old is None or old.streamed else "the thread's history"
             state = f" (still {old.lc.state})" if old is not None else ""
-            self.ctx.emit(
+            if not report(
                 "TOOL-012",
                 f"toolCallId {tid!r} already names a tool call of {where}{state}; the thread "
                 "now holds two calls with one id. Give every call a fresh id",
-            )
-        call = self.calls[tid] = ToolCall(Lifecycle(TOOL, tid), self.run, bracket=True)
-        self._touch(tid)
-        call.lc.fire(trigger)
+            ):
+                return False
+        if existing is MISSING:
+            owners.tool_call[tid] = owners.of_new_call(tag, inherited)
+        if old is not None:
+            del calls[tid]  # a reused id moves to the end of the record
+        step = _STARTS[trigger][_NEW]
+        lc = Lifecycle(TOOL, tid, _NEW)
+        if ACTIVE_TRACES:
+            lc.record(trigger, step.transition)
+        lc.state = step.dest
+        calls[tid] = ToolCall(lc, self.run, bracket=True)
+        self.touched[tid] = None
+        return True
 
-    def start(self, ev) -> None:
+    def start(self, ev: Any, report: Report) -> bool:
         tid = ev.tool_call_id
         call = self.calls.get(tid)
         if call is not None and call.bracket:
-            self.ctx.emit(
+            report(
                 "TOOL-001",
                 f"tool call {tid!r} is already in progress; send "
                 "TOOL_CALL_END before starting it again",
             )
-            return
-        self._open(tid, ev.parent_message_id, ev.subagent_run_id, "TOOL_CALL_START")
+            return False
+        return self._open(tid, ev.parent_message_id, ev.subagent_run_id, "TOOL_CALL_START", report)
 
-    def _require_open(self, tid: str, rule: str, trigger: str) -> ToolCall | None:
+    def _open_one(
+        self, tid: str, tag: str | None, rule: str, plans: dict, report: Report
+    ) -> ToolCall | None:
         call = self.calls.get(tid)
-        if call is not None and call.lc.can(trigger, call.guards()):
-            return call
         if call is None:
-            self.ctx.emit(
+            report(
                 rule,
                 f"no tool call {tid!r} is open; send TOOL_CALL_START with this toolCallId first",
             )
-        else:
-            self.ctx.emit(
+            return None
+        if call.lc.state not in plans[call.bracket]:
+            report(
                 rule,
                 f"tool call {tid!r} is not open (it is {call.lc.state}); "
                 "TOOL_CALL_END already closed it",
             )
-        return None
+            return None
+        owners = self.owners
+        if tag is not None and not owners.check(
+            report, self.ctx, owners.tool_call, "tool call", tid, tag
+        ):
+            return None
+        return call
 
-    def args(self, ev) -> None:
-        call = self._require_open(ev.tool_call_id, "TOOL-003", "TOOL_CALL_ARGS")
+    def args(self, ev: Any, report: Report) -> bool:
+        return self.delta(ev.tool_call_id, ev.delta, ev.subagent_run_id, report)
+
+    def delta(self, tid: str, delta: str | None, tag: str | None, report: Report) -> bool:
+        """TOOL_CALL_ARGS by its fields (the runtime and the delta runs read them)."""
+        call = self._open_one(tid, tag, "TOOL-003", _ARGS, report)
         if call is None:
-            return
-        self.owners.check(
-            self.ctx, self.owners.tool_call, "tool call", ev.tool_call_id, ev.subagent_run_id
-        )
-        self._append(call, ev.delta, "TOOL_CALL_ARGS")
-
-    @staticmethod
-    def _append(call: ToolCall, delta: str | None, trigger: str) -> None:
-        guards = call.guards()
-        if call.lc.can(trigger, guards):
-            call.lc.fire(trigger, guards)
+            return False
+        step = _ARGS[call.bracket][call.lc.state]
+        if ACTIVE_TRACES:
+            call.lc.record("TOOL_CALL_ARGS", step.transition)
+        call.lc.state = step.dest
         call.add_args(delta)
+        return True
 
-    def end(self, ev) -> None:
-        call = self._require_open(ev.tool_call_id, "TOOL-004", "TOOL_CALL_END")
-        if call is None:
-            return
-        self.owners.check(
-            self.ctx, self.owners.tool_call, "tool call", ev.tool_call_id, ev.subagent_run_id
-        )
-        self._close(ev.tool_call_id, call)
+    def sink(self, tid: str) -> Any:
+        """What records the arguments of ``tid``'s later deltas once :meth:`delta` took one."""
+        call = self.calls.get(tid)
+        return call.add_args if call is not None else None
 
-    def _close(self, tid: str, call: ToolCall) -> None:
-        guards = call.guards()
-        call.bracket = False
+    def end(self, ev: Any, report: Report) -> bool:
+        call = self._open_one(ev.tool_call_id, ev.subagent_run_id, "TOOL-004", _ENDS, report)
+        return call is not None and self._close(ev.tool_call_id, call, report)
+
+    def _close(self, tid: str, call: ToolCall, report: Report) -> bool:
         text = "".join(call.args or ())
-        call.args = None
-        value, problem = UNPARSED, None
+        value = UNPARSED
         if text.strip():
             try:
                 value = jsonwire.loads(text)
             except jsonwire.JsonProblem as exc:
-                problem = exc
+                if not report(
+                    "TOOL-006",
+                    f"arguments of tool call {tid!r} are not valid JSON "
+                    f"({exc.message}); they were {_clip(text)}",
+                ):
+                    return False
+        step = _ENDS[call.bracket].get(call.lc.state)
+        call.bracket = False
+        call.args = None
         self.record.tool_args(tid, text, value)
-        if call.lc.can("TOOL_CALL_END", guards):
-            call.lc.fire("TOOL_CALL_END", guards)
-        if problem is not None:
-            self.ctx.emit(
-                "TOOL-006",
-                f"arguments of tool call {tid!r} are not valid JSON "
-                f"({problem.message}); they were {_clip(text)}",
-            )
+        if step is not None:
+            if ACTIVE_TRACES:
+                call.lc.record("TOOL_CALL_END", step.transition)
+            call.lc.state = step.dest
+        return True
 
-    def result(self, ev) -> None:
+    def result(self, ev: Any, report: Report) -> bool:
         tid, mid = ev.tool_call_id, ev.message_id
-        if mid in self.known_messages:
-            self.ctx.emit(
-                "TOOL-011",
-                f"TOOL_CALL_RESULT messageId {mid!r} is already the id of "
-                "another message in this run; give the tool message its "
-                "own id",
-            )
-        self.owners.message[mid] = ev.subagent_run_id
-        self.known_messages.add(mid)
+        if mid in self.known_messages and not report(
+            "TOOL-011",
+            f"TOOL_CALL_RESULT messageId {mid!r} is already the id of "
+            "another message in this run; give the tool message its "
+            "own id",
+        ):
+            return False
         call = self.calls.get(tid)
-        if call is not None:
-            self._touch(tid)
         if call is None:
-            self.ctx.emit(
+            if report(
                 "TOOL-007",
                 f"TOOL_CALL_RESULT names tool call {tid!r}, which no "
                 "TOOL_CALL_START, snapshot or run input introduced",
-            )
-            return
-        if call.bracket:
-            self.ctx.emit(
-                "TOOL-008",
-                f"TOOL_CALL_RESULT for {tid!r} arrived before its "
-                "TOOL_CALL_END; end the arguments first",
-            )
-        if call.lc.can("TOOL_CALL_RESULT", NO_APP_RESULT):
-            call.lc.fire("TOOL_CALL_RESULT", NO_APP_RESULT)
-        else:
-            self.ctx.emit(
-                "TOOL-009",
-                f"tool call {tid!r} already has a result "
-                f"({call.lc.state}); send one TOOL_CALL_RESULT per call",
-            )
+            ):
+                self.owners.message[mid] = ev.subagent_run_id
+                self.known_messages.add(mid)
+            return False
+        if call.bracket and not report(
+            "TOOL-008",
+            f"TOOL_CALL_RESULT for {tid!r} arrived before its TOOL_CALL_END; end the "
+            "arguments first",
+        ):
+            return False
+        step = _RESULTS.get(call.lc.state)
+        if step is None and not report(
+            "TOOL-009",
+            f"tool call {tid!r} already has a result "
+            f"({call.lc.state}); send one TOOL_CALL_RESULT per call",
+        ):
+            return False
+        self.owners.message[mid] = ev.subagent_run_id
+        self.known_messages.add(mid)
+        self.touched[tid] = None
+        if step is not None:
+            if ACTIVE_TRACES:
+                call.lc.record("TOOL_CALL_RESULT", step.transition)
+            call.lc.state = step.dest
+        return True
 
     # --- chunks --------------------------------------------------------------------------
     def open_chunk(self, tid: str, parent: str | None, tag: str | None) -> bool:
         call = self.calls.get(tid)
-        if (
-            call is not None
-            and call.bracket
-            and not call.lc.can("TOOL_CALL_CHUNK", {**call.guards(), **STARTS_STREAM})
-        ):
+        if call is not None and call.bracket and call.lc.state not in _FIRST_CHUNKS[call.bracket]:
             self.ctx.emit(
                 "CHUNK-004",
                 f"TOOL_CALL_CHUNK names tool call {tid!r}, which "
@@ -293,22 +336,26 @@ class ToolCalls:
                 "second time. Use one form per call",
             )
             return False
-        self._open(tid, parent, tag, "TOOL_CALL_CHUNK")
+        self._open(tid, parent, tag, "TOOL_CALL_CHUNK", self.ctx.report)
         return True
 
     def chunk(self, tid: str, delta: str | None) -> None:
         call = self.calls.get(tid)
         if call is not None:
-            self._append(call, delta, "TOOL_CALL_CHUNK")
+            step = _CHUNKS[call.bracket].get(call.lc.state)
+            if step is not None:
+                call.lc.follow("TOOL_CALL_CHUNK", step)
+            call.add_args(delta)
 
     def close_chunk(self, tid: str) -> None:
         call = self.calls.get(tid)
         if call is not None and call.bracket:
-            self._close(tid, call)
+            self._close(tid, call, self.ctx.report)
 
     # --- run boundaries, snapshots, interrupts -------------------------------------------
     def open_ids(self) -> list[str]:
-        return [tid for tid, c in self._touched() if c.bracket]
+        calls = self.calls
+        return [tid for tid in self.touched if (c := calls.get(tid)) is not None and c.bracket]
 
     def unresolved_this_run(self) -> list[str]:
         return [
@@ -318,40 +365,48 @@ class ToolCalls:
         ]
 
     def settle(self) -> None:
-        for _, call in self._touched():
+        calls = self.calls
+        for tid in self.touched:
+            call = calls.get(tid)
+            if call is None:
+                continue
             call.bracket = False
             call.args = None
-            advance(call.lc, "run_settled", _SETTLED)
+            step = _SETTLED.get(call.lc.state)
+            if step is not None:
+                call.lc.follow("run_settled", step)
 
     def import_calls(self, answered: dict[str, bool], *, authoritative: bool) -> None:
         """Tool calls of replayed history (import_snapshot): resolved when answered there."""
-        for tid, has_result in answered.items():
+        for tid, answer in answered.items():
             call = self.calls.get(tid)
             if call is not None and (
                 call.bracket
                 or not authoritative
-                or not has_result
+                or not answer
                 or call.lc.is_terminal
                 or call.lc.state == "resolved"
             ):
                 continue
             call = self.calls[tid] = ToolCall(Lifecycle(TOOL, tid), self.run)
-            self._touch(tid)
-            call.lc.fire("import_snapshot", {"has_result": has_result})
+            self.touched[tid] = None
+            call.lc.take("import_snapshot", _IMPORTED[answer])
 
     def gate(self, tid: str) -> str | None:
         """An interrupt names the call: None when it now awaits approval, else why not."""
         call = self.calls.get(tid)
         if call is None:
             return "names no tool call of the stream"
-        if not call.lc.can("interrupt"):
+        step = _GATES.get(call.lc.state)
+        if step is None:
             return f"names tool call {tid!r}, which is {call.lc.state}"
-        self._touch(tid)
-        call.lc.fire("interrupt")
+        self.touched[tid] = None
+        call.lc.follow("interrupt", step)
         return None
 
     def approve(self, tid: str) -> None:
         call = self.calls.get(tid)
-        if call is not None and call.lc.can("submit_interrupt_responses"):
-            self._touch(tid)
-            call.lc.fire("submit_interrupt_responses")
+        step = _APPROVALS.get(call.lc.state) if call is not None else None
+        if step is not None:
+            self.touched[tid] = None
+            call.lc.follow("submit_interrupt_responses", step)  # type: ignore[union-attr]

@@ -10,11 +10,16 @@ reports through the shared :class:`~agui_fsm.conformance.context.Ctx`; none of t
 the validator. Everything after the parse is dictionary lookups, so :meth:`Validator.feed`
 costs O(1) per event apart from the event's own payload (patches, snapshots, arguments).
 
-Two shortcuts give the same answers with less Python per event: a JSON text of a flat event
-type is decoded and shape-checked in one C call into a struct
-(:mod:`~agui_fsm.conformance.structs`), and a streaming delta that continues an open entity
-with nothing to report is taken by the quick lane (:mod:`~agui_fsm.conformance.quick`).
-:meth:`Validator.feed_lines` checks a block of JSON Lines at a time, the CLI's path.
+Each handler runs the checks of its event's step plan, then takes the step; its reporter
+decides what a failed check does (:mod:`~agui_fsm.conformance.context`). The fast paths are
+those same handlers with the reporter that refuses: a JSON text of a flat event type is
+decoded and shape-checked in one C call into a struct (:mod:`~agui_fsm.conformance.structs`)
+and handed straight to its handler when the run is quiet (``Runs.quiet``: running, no chunk
+stream pending, no trace recording), the streaming deltas by their fields
+(:mod:`~agui_fsm.conformance.deltas`), a STATE_DELTA of in-place scalar writes to
+``SharedState.take_in_place``. An event a handler refuses takes the general path, which words
+the finding. :meth:`Validator.feed_lines` checks a block of JSON Lines at a time, the CLI's
+path.
 
 After a violation the validator recovers and goes on: a broken event is skipped or taken
 for what it evidently meant, so one fault does not hide the next.
@@ -25,14 +30,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agui_fsm.conformance import express, quick, state_express, structs
+from agui_fsm.conformance import deltas, structs
 from agui_fsm.conformance.agreement import Streamed
 from agui_fsm.conformance.chunks import ALL_LANES, CLOSES, OWN_LANE, ChunkLanes
-from agui_fsm.conformance.context import Ctx, Owners
+from agui_fsm.conformance.context import Ctx, Owners, refuse
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
 from agui_fsm.conformance.messages import Messages
-from agui_fsm.conformance.parse import EventParser
-from agui_fsm.conformance.plain import plain_delta
+from agui_fsm.conformance.parse import EventParser, plain_delta
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.runs import Runs
@@ -41,7 +45,10 @@ from agui_fsm.conformance.structs import KIND_OF
 from agui_fsm.conformance.text import TextMessages
 from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents
 from agui_fsm.conformance.tools import ToolCalls
+from agui_fsm.conformance.wire import timestamp_unit
 from agui_fsm.errors import UsageError
+from agui_fsm.machines import INTERRUPT, REASONING_MESSAGE, RUN, STEP, TEXT_MESSAGE, TOOL_CALL
+from agui_fsm.machines.plans import VALIDATOR
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
@@ -50,6 +57,8 @@ if TYPE_CHECKING:
 
 _TEXTS = (bytes, str, bytearray)
 _DELTA = structs.STATE_DELTA
+Take = Callable[[list, int], int]
+"""``take(events, i)``: how many of the decoded ``events[i:]`` a fast path took."""
 
 
 class Validator:
@@ -96,9 +105,29 @@ class Validator:
         parser = EventParser(ctx)
         self._parse = parser.parse
         self._accept = parser.accept
-        self._quick, runs_of, self._by_fields = quick.lanes(runs, lanes, t, tc, r)
-        express_lanes = {**express.lanes(runs, lanes, t, tc, r), **state_express.lanes(state)}
-        self._take = express.runner(runs, lanes, runs_of, express_lanes)
+        delta_owners = {"text": t, "tools": tc, "reasoning": r}
+        self._deltas = deltas.DeltaTaker(runs, delta_owners)
+        delta_lanes = deltas.lanes(self._deltas, delta_owners)
+        self._quick = delta_lanes.by_input
+        by_struct = structs.BY_TYPE
+        handlers = {
+            by_struct[kind]: handler
+            for kind, handler in (
+                ("TEXT_MESSAGE_START", t.start),
+                ("TEXT_MESSAGE_END", t.end),
+                ("STEP_STARTED", s.started),
+                ("STEP_FINISHED", s.finished),
+                ("REASONING_START", r.start),
+                ("REASONING_MESSAGE_START", r.message_start),
+                ("REASONING_MESSAGE_END", r.message_end),
+                ("REASONING_END", r.end),
+                ("TOOL_CALL_START", tc.start),
+                ("TOOL_CALL_END", tc.end),
+                ("TOOL_CALL_RESULT", tc.result),
+                ("RUN_FINISHED", runs.finished),
+            )
+        }
+        self._take = _runner(runs, delta_lanes.runs, handlers, state.take_in_place)
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
@@ -149,6 +178,7 @@ class Validator:
         if take is not None and take(event):
             self._events += 1
             return []
+        self._deltas.kept = None  # the event may change what the kept entity's checks read
         cls = type(event)
         if cls is bytes or cls is str:
             ev = structs.decode_text(event)
@@ -168,10 +198,12 @@ class Validator:
         once counted, as :meth:`feed` of that event would (it would return no violation).
         False, with nothing done, otherwise: then :meth:`feed` the event. For a caller that
         has read those fields already (the runtime's delta lane)."""
-        take = self._by_fields.get(kind)
-        if take is None or self._finished or type(entity_id) is not str or type(delta) is not str:
-            return False
-        if not take(entity_id, delta, None):
+        if (
+            self._finished
+            or type(entity_id) is not str
+            or type(delta) is not str
+            or not self._deltas.take(kind, entity_id, delta, None)
+        ):
             return False
         self._events += 1
         return True
@@ -208,6 +240,7 @@ class Validator:
         :meth:`feed` each, decoded together. ``on_found(violations)`` is called after each
         event that has some; when it returns True the block stops there. Returns the number
         of texts taken."""
+        self._deltas.kept = None
         self._check_open("feed_lines")
         decoded = structs.decode_all(texts)
         if None in decoded:
@@ -258,6 +291,7 @@ class Validator:
         """An input layer's fault (INPUT-*, SCHEMA-001). It takes one event position when it
         stands for an event that could not be read; otherwise (a response header, a broken
         connection) it is reported at the next position."""
+        self._deltas.kept = None
         self._check_open("feed_problem")
         ctx = self._begin(line)
         if not takes_position:
@@ -268,6 +302,7 @@ class Validator:
 
     def finish(self) -> list[Violation]:
         """End-of-stream checks; idempotent (later calls return [])."""
+        self._deltas.kept = None
         if self._finished:
             return []
         self._finished = True
@@ -322,7 +357,54 @@ class Validator:
                 self._lanes.close_all()
         handler = self._handlers.get(kind)
         if handler is not None:
-            handler(ev)
+            handler(ev, self._ctx.report)
+
+
+def _runner(
+    runs: Runs, delta_runs: dict[type, Take], handlers: dict[type, Any], in_place: Any
+) -> Take:
+    """``take(events, i)``: how many of the decoded ``events[i:]`` their handlers took with
+    nothing to report, one after the other (0: the caller takes ``events[i]``): deltas by the
+    run (:mod:`~agui_fsm.conformance.deltas`), brackets by their handler with the refusing
+    reporter, a STATE_DELTA struct by its in-place writes."""
+    by_type: dict[type, Any] = dict(handlers)
+    by_type[_DELTA] = in_place
+    get, run_of = by_type.get, delta_runs.get
+    run_lc = runs.lc
+
+    def take(evs: list, i: int) -> int:
+        if not runs.quiet():
+            return 0
+        n, j = len(evs), i
+        while j < n:
+            ev = evs[j]
+            handler = get(type(ev))
+            if handler is not None:
+                ts = ev.timestamp
+                if ts is not None and timestamp_unit(ts) is not None:
+                    break
+                if not handler(ev, refuse):
+                    break
+                j += 1
+            else:
+                run = run_of(type(ev))  # a delta run checks each delta's timestamp itself
+                if run is None:
+                    break
+                k = run(evs, j)
+                if not k:
+                    break
+                j += k
+            # Nothing a lane takes opens a chunk stream or starts a trace; only RUN_FINISHED
+            # moves the run.
+            if run_lc.state != "running":
+                break
+        return j - i
+
+    return take
+
+
+# The validator's guard readings are registered by the lifecycle modules imported above.
+VALIDATOR.check((RUN, TEXT_MESSAGE, REASONING_MESSAGE, TOOL_CALL, STEP, INTERRUPT))
 
 
 def validate(

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from agui_fsm.machines import MachineTable, Transition
-from agui_fsm.vocabulary import AGUI_EVENT_TYPES
+from agui_fsm.spec import AGUI_EVENT_TYPES
 
 #: The pseudo-states edges from (nearly) every state leave: every state but the
 #: destination, or every state but the destination and the initial state.

@@ -194,7 +194,3 @@ def _edge(graph: graphviz.Digraph, table: MachineTable, chart_edge: ChartEdge) -
         attrs["ltail"] = f"cluster_{tail}"
         tail = members[len(members) // 2]
     graph.edge(tail, chart_edge.dest, label="\\l".join(lines) + "\\l", **attrs)
-
-
-def to_readable_dot(table: MachineTable) -> str:
-    return to_readable_graphviz(table).source

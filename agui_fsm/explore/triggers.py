@@ -15,8 +15,7 @@ from agui_fsm.explore.letters import (
     TOOL_OBSERVATIONS,
     Letter,
 )
-from agui_fsm.spec import TABLES
-from agui_fsm.vocabulary import AGUI_EVENT_TYPES
+from agui_fsm.spec import AGUI_EVENT_TYPES, TABLES
 
 # Client-action triggers of the tables that are not themselves an operation: the letters
 # that make the runtime fire them.

@@ -35,8 +35,7 @@ from agui_fsm.conformance.validator import Validator
 from agui_fsm.errors import AguiFsmError
 from agui_fsm.inspector.encoding import RowFrames
 from agui_fsm.inspector.reader import ThreadReader
-from agui_fsm.jsondepth import JsonProblem
-from agui_fsm.jsonwire import loads
+from agui_fsm.jsonwire import JsonProblem, loads
 from agui_fsm.trace import TakenTransition, TransitionTrace, tracing
 
 DEFAULT_MAX_ROWS = 20_000

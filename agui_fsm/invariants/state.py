@@ -8,8 +8,8 @@ from typing import Any
 
 import jsonpatch
 
-from agui_fsm.errors import PATCH_ERRORS
 from agui_fsm.invariants.observation import Observation, Step, event_delivered
+from agui_fsm.json_patch import PATCH_ERRORS
 
 # -- 6 ---------------------------------------------------------------------------------------
 

@@ -19,6 +19,12 @@ SETTLED = ("finished", "errored", "cancelled", "interrupted")
 # States a run's stream may still be open in (after RUN_ERROR it is read to its end).
 BUSY = ("running", "draining", "errored")
 
+#: Whose checks decide that a stream's event fails the run (the ``stream_fault`` edges'
+#: guards): the spec profile's, @ag-ui/client 1.0's (the validator's findings it enforces);
+#: the reference profile's, 0.0.58's (its event types and verifyEvents:
+#: :mod:`agui_fsm.runtime.reference_checks`).
+CLIENT_CHECKS = {"spec": "1.0", "reference": "0.0.58"}
+
 RUN = MachineTable(
     name="run",
     description="One run of the agent as the client sees it: request, stream, settlement.",
@@ -86,7 +92,7 @@ RUN = MachineTable(
                     state,
                     state,
                     when="rejected_by_client_0_0_58",
-                    do=("fail_run", "drop_task_events"),
+                    do=("drop_task_events", "fail_run"),
                     profile="reference",
                 ),
                 edge("stream_fault", state, state, do="diagnose_fault"),
@@ -151,8 +157,9 @@ RUN = MachineTable(
         "ignore_event": "the client forwards neither the stream's RUN_STARTED nor a later "
         "RUN_FINISHED to the aggregator (a second run in one stream goes on in the same "
         "message)",
-        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); the "
-        "agent holds its interrupts for the next run to answer",
+        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); "
+        "then the agent holds its interrupts for the next run to answer (a run the subscriber "
+        "starts sees the ones held before)",
         "hold_agent_interrupts": "@ag-ui/client holds the interrupts of the stream's last "
         "RUN_FINISHED, even one the client never forwarded: the next run is refused for "
         "interrupts the thread does not show",

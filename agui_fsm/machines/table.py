@@ -162,7 +162,7 @@ class CompiledMachine:
     the two agree on every (state, trigger, guard valuation).
     """
 
-    __slots__ = ("_edges", "_self_loops", "_unguarded", "profile", "table")
+    __slots__ = ("_edges", "_unguarded", "profile", "table")
 
     def __init__(self, table: MachineTable, profile: str = DEFAULT_PROFILE) -> None:
         self.table = table
@@ -180,23 +180,17 @@ class CompiledMachine:
             if not v[0].conditions and not v[0].unless
         }
 
-        self._self_loops = {key: t for key, t in self._unguarded.items() if t.dest == key[0]}
-
     @property
     def name(self) -> str:
         return self.table.name
 
-    def self_loop(self, state: str, trigger: str) -> Transition | None:
-        """The edge ``trigger`` takes from ``state`` when it has no guard and leaves the
-        state as it is (a streaming delta's), else None: one dict lookup."""
-        return self._self_loops.get((state, trigger))
+    def edges(self) -> dict[str, dict[str, tuple[Transition, ...]]]:
+        """``{state: {trigger: candidate edges in declaration order}}`` (read only)."""
+        return self._edges
 
-    def allows(self, state: str, trigger: str) -> bool:
-        """Whether ``trigger`` has any edge out of ``state`` (guards not evaluated)."""
-        return trigger in self._edges[state]
-
-    def triggers_from(self, state: str) -> tuple[str, ...]:
-        return tuple(self._edges[state])
+    def unguarded(self) -> dict[tuple[str, str], Transition]:
+        """``{(state, trigger): edge}`` where the first candidate has no guard (read only)."""
+        return self._unguarded
 
     def step(self, state: str, trigger: str, guards: Guards = _NO_GUARDS) -> Transition | None:
         """The edge ``trigger`` takes from ``state``, or None when there is none.
@@ -240,16 +234,45 @@ class Lifecycle:
     def fire(self, trigger: str, guards: Guards = _NO_GUARDS) -> Transition:
         """Take the edge for ``trigger`` or raise :class:`InvalidTransition`."""
         machine = self.machine
-        # The unguarded edges (most of a stream's) need no guard pass: step's first lookup.
-        taken = machine._unguarded.get((self.state, trigger)) or machine.step(
-            self.state, trigger, guards
-        )
+        taken = machine.step(self.state, trigger, guards)
         if taken is None:
             raise InvalidTransition(machine.name, self.state, trigger)
         if ACTIVE_TRACES:
             self.record(trigger, taken)
         self.state = taken.dest
         return taken
+
+    def take(self, trigger: str, *args: Any) -> Any:
+        """Take the step plan of ``trigger`` from the current state (the machine is a
+        :class:`~agui_fsm.machines.plans.BoundMachine`: its guards and effects get ``args``):
+        enter its destination, run its effects, return the step. Raise
+        :class:`InvalidTransition` when there is none."""
+        step = self.try_take(trigger, *args)
+        if step is None:
+            raise InvalidTransition(self.machine.name, self.state, trigger)
+        return step
+
+    def try_take(self, trigger: str, *args: Any) -> Any:
+        """:meth:`take`, or None (nothing done) when ``trigger`` has no step from here."""
+        step = self.machine.plan(self.state, trigger, *args)  # type: ignore[attr-defined]
+        if step is None:
+            return None
+        if ACTIVE_TRACES:
+            self.record(trigger, step.transition)
+        self.state = step.dest
+        for effect in step.effects:
+            effect(*args)
+        return step
+
+    def follow(self, trigger: str, step: Any, *args: Any) -> None:
+        """Take ``step``, the plan already looked up for ``trigger`` from the current state
+        (a fast path reads a plan once and follows it over and over)."""
+        if ACTIVE_TRACES:
+            self.record(trigger, step.transition)
+        self.state = step.dest
+        if args:
+            for effect in step.effects:
+                effect(*args)
 
     def record(self, trigger: str, taken: Transition) -> None:
         """Write ``taken``, about to be taken from the current state, to the active trace."""

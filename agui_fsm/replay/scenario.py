@@ -217,8 +217,3 @@ def _check_ops(where: list[tuple[str, Any]]) -> None:
             raise ScenarioError(
                 f"invalid scenario: {place}.op is {json.dumps(op)}, not one of {', '.join(OPS)}"
             )
-
-
-def split_run_items(items: list[dict[str, Any]]) -> list[dict[str, Any] | Action]:
-    """A run's list with its ``op`` items parsed as :class:`Action` and events left as dicts."""
-    return [Action.model_validate(item) if "op" in item else item for item in items]

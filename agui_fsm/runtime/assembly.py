@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agui_fsm.runtime.agent_state import AgentState
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.history import HistorySync
 from agui_fsm.runtime.history_load import HistoryLoader
 from agui_fsm.runtime.interrupts import Interrupts
 from agui_fsm.runtime.outlet import Outlet
 from agui_fsm.runtime.repository import MessageRepository
+from agui_fsm.runtime.run import AgentState
 from agui_fsm.runtime.runs import Runs
 from agui_fsm.runtime.settings import RuntimeSettings
 from agui_fsm.runtime.thread_messages import ThreadMessages

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agui_fsm.aggregator import RunSnapshot
+from agui_fsm.aggregator.outcome import StatusChange
+from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
 from agui_fsm.runtime.history import HistorySync
 from agui_fsm.runtime.messages import (
@@ -26,7 +28,6 @@ from agui_fsm.runtime.messages import (
     status_for,
     status_name,
 )
-from agui_fsm.runtime.pending import all_resolved
 from agui_fsm.runtime.repository import MessageRepository
 
 PERSISTABLE = frozenset(
@@ -70,11 +71,20 @@ class AssistantMessages:
             life.machine = self.machines["tool_call"]
 
     def set_status(
-        self, message: Message, life: Lifecycle, trigger: str, guards: Any, error: Any = None
-    ) -> Any:
-        taken = life.fire(trigger, guards)
-        message.status = status_for(taken.dest, error)
-        return taken
+        self,
+        message: Message,
+        life: Lifecycle,
+        trigger: str,
+        change: StatusChange,
+        error: Any = None,
+    ) -> StatusChange:
+        """Take the status edge of ``trigger`` (its guards read ``change``, its effects write
+        it); the message shows the status object of the state entered (with ``error`` for
+        incomplete_error: ``record_error``). Returns ``change``."""
+        step = life.take(trigger, message, change)
+        message.status = status_for(step.dest, error)
+        change.dest = step.dest
+        return change
 
     def insert_placeholder(self, parent_id: str | None, message_id: str | None) -> str:
         message_id = message_id or OPTIMISTIC_PREFIX + self.new_id()
@@ -87,7 +97,7 @@ class AssistantMessages:
             metadata=assistant_metadata(unstable_state=self.state(), **extra),
         )
         message.status_life = Lifecycle(self.machines["message_status"], message_id)
-        message.status_life.fire("RUN_STARTED")
+        message.status_life.take("RUN_STARTED", message, StatusChange())
         self.repo.add_or_update(parent_id if parent_id is not None else self.repo.head_id, message)
         self.repo.switch_to_branch(message_id)
         self.notify()
@@ -105,7 +115,7 @@ class AssistantMessages:
         if collides:
             self.repo.delete(old, parent_id)
         else:
-            renamed = _renamed(message, new)
+            renamed = message.renamed(new)
             self.repo.add_or_update(parent_id, renamed)
             self.repo.switch_to_branch(new)
             self.repo.try_delete(old)
@@ -126,32 +136,33 @@ class AssistantMessages:
             return None
         if message.role != "assistant":
             return message_id
-        message.attach(snapshot)
-        target = snapshot.status_name
-        life = message.status_life
-        if target == "running" and life is not None and life.state == "running":
+        if message.show_streaming(snapshot):
             # A streaming update: no edge, nothing to persist, nothing for on_status (the
-            # runtime's delta lane does this case inline: runtime/lane.py).
+            # runtime's delta lane takes the same case: runtime/deltas.py).
             self.notify()
             return message_id
-        taken = None
+        message.attach(snapshot)
+        target = snapshot.status_name
+        change = None
         if target is not None:
             life = self.status_life(message)
             if life.state != target:
-                guards = self._status_guards(message, snapshot)
+                change = StatusChange(snapshot)
                 trigger = snapshot.trigger
-                step = life.machine.step(life.state, trigger, guards)
+                step = life.machine.plan(life.state, trigger, message, change)
                 if step is None or step.dest != target:
                     # The stream's event has no edge of its own to the status the aggregator
                     # reports (the client had changed it): the snapshot re-asserts it, as the
                     # reference writes every update's status.
-                    trigger, guards = "snapshot", {f"reports_{target}": True}
-                taken = self.set_status(message, life, trigger, guards, snapshot.error)
+                    trigger, change = "snapshot", StatusChange(reports=target)
+                self.set_status(message, life, trigger, change, snapshot.error)
             elif target == "incomplete_error":
                 message.status = status_for(target, snapshot.error)
-        return self._after_status_change(message_id, message, taken)
+        return self._after_status_change(message_id, message, change)
 
-    def _after_status_change(self, message_id: str, message: Message, taken: Any) -> str:
+    def _after_status_change(
+        self, message_id: str, message: Message, change: StatusChange | None
+    ) -> str:
         resolved = message_id
         state = self.status_life(message).state
         if state != "running" and is_optimistic_id(message_id):
@@ -164,27 +175,8 @@ class AssistantMessages:
             current = self.repo.get(resolved)
             if current is not None:
                 self.history.persist_assistant(current[0])
-        self.on_status(resolved, taken)
+        self.on_status(resolved, change)
         return resolved
-
-    def _status_guards(self, message: Message, snapshot: RunSnapshot) -> Callable[[str], bool]:
-        aggregator = snapshot._agg
-
-        def guard(name: str) -> bool:
-            if name == "has_interrupt":
-                return (
-                    bool(snapshot.interrupts)
-                    and snapshot.status_name == "requires_action_interrupt"
-                )
-            if name == "outcome_success":
-                return aggregator.outcome == "success"
-            if name == "has_unresolved_tool_calls":
-                return aggregator.has_unresolved_tool_calls
-            if name in ("client_results_resolve_all", "all_tool_calls_resolved"):
-                return all_resolved(message)
-            return False
-
-        return guard
 
     def complete_for_next_message(
         self, message_id: str, trigger: str = "TEXT_MESSAGE_START"
@@ -195,30 +187,39 @@ class AssistantMessages:
             return message_id
         message = found[0]
         life = self.status_life(message)
-        taken = None
+        change = None
         if life.state != "complete":
-            guards = {"starts_new_message": True}
-            if not life.can(trigger, guards):
-                trigger, guards = "snapshot", {"reports_complete": True}
-            taken = self.set_status(message, life, trigger, guards)
-        return self._after_status_change(message_id, message, taken)
+            change = StatusChange(starts_new_message=True)
+            if life.machine.plan(life.state, trigger, message, change) is None:
+                change = StatusChange(reports="complete")
+                trigger = "snapshot"
+            self.set_status(message, life, trigger, change)
+        return self._after_status_change(message_id, message, change)
 
 
-def _renamed(message: Message, new_id: str) -> Message:
-    """The same message under ``new_id``, without the optimistic flag."""
-    other = Message(
-        new_id,
-        message.role,
-        created_at=message.created_at,
-        status=message.status,
-        attachments=message.attachments,
-        name=message.name,
-    )
-    other._content = message._content
-    other._meta = {k: v for k, v in message._meta.items() if k != "isOptimistic"}
-    other._source = message._source
-    other._preserved = message._preserved
-    other._overrides = message._overrides
-    other.status_life = message.status_life
-    other.tool_lives = message.tool_lives
-    return other
+# -- the message_status table's effects for the client (its guards: aggregator/outcome.py) --
+
+_STATUS = "message_status"
+
+
+@CLIENT.effect(_STATUS)
+def expose_interrupts(message: Message, change: StatusChange) -> None:
+    """The thread syncs its interrupt machines with the interrupts the message now shows
+    (``Runs.on_assistant_status``)."""
+    change.exposes_interrupts = True
+
+
+@CLIENT.effect(_STATUS)
+def resume_if_due(message: Message, change: StatusChange) -> None:
+    """A resume run is due for the message (started once no run streams)."""
+    change.resume_due = True
+
+
+CLIENT.performed_by(
+    _STATUS, "runtime.assistant.AssistantMessages.insert_placeholder", "open_placeholder"
+)
+CLIENT.performed_by(_STATUS, "runtime.assistant.AssistantMessages.set_status", "record_error")
+CLIENT.performed_by(_STATUS, "runtime.run.RunContext.adopt_server_message_id", "open_next_message")
+CLIENT.performed_by(_STATUS, "runtime.interrupts.Interrupts.clear", "clear_interrupts")
+CLIENT.performed_by(_STATUS, "runtime.core.ThreadRuntime.submit_interrupt_responses", "resume")
+CLIENT.state_only(_STATUS, "keep_outcome", "reassert_status")

@@ -25,10 +25,10 @@ from typing import Any, Unpack
 
 from agui_fsm.errors import UsageError
 from agui_fsm.runtime.assembly import assemble
-from agui_fsm.runtime.diagnostics import Diagnostic
 from agui_fsm.runtime.guards import check_message_like, check_value
 from agui_fsm.runtime.messages import Message, default_id
 from agui_fsm.runtime.observe import RunView
+from agui_fsm.runtime.outlet import Diagnostic
 from agui_fsm.runtime.repository import RepositoryItem
 from agui_fsm.runtime.run import AgentRunError
 from agui_fsm.runtime.settings import RuntimeOptions, checked_settings

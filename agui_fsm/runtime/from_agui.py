@@ -1,5 +1,15 @@
-"""AG-UI messages -> thread messages (the import half of ``conversions.ts``): serves
-MESSAGES_SNAPSHOT and history load; see :mod:`agui_fsm.runtime.conversions`."""
+"""AG-UI messages -> thread messages (the import half of the reference's ``conversions.ts``;
+the export half is :mod:`agui_fsm.runtime.to_agui`).
+
+:func:`from_agui_messages` serves MESSAGES_SNAPSHOT and history load: ``tool`` messages fold
+into the tool-call part of the assistant message that made the call (a tool message with no
+such call becomes a synthetic ``<id>:assistant`` message), ``reasoning`` messages become
+reasoning parts (or, when encrypted-only or hidden by ``show_thinking``, opaque records
+riding on the neighbouring message's metadata), and an assistant message with persisted
+interrupts or an unresolved tool call requires action.
+
+Not converted: multimodal user input (only text parts survive), a2ui activity surfaces.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +24,8 @@ from agui_fsm.aggregator.a2ui import (
     surface_spec,
 )
 from agui_fsm.aggregator.approvals import project_tool_approvals
-from agui_fsm.aggregator.mcp import parse_mcp_tool_call_result, read_mcp_app_resource_uri
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, json_stringify, try_parse_json
+from agui_fsm.aggregator.tool_results import tool_message_result
 from agui_fsm.runtime.messages import (
     IdFactory,
     Message,
@@ -142,36 +152,7 @@ def _fold_tool_message(
         str_field(raw, "toolCallId") or str_field(raw, "tool_call_id") or f"tool-{new_id()}"
     )
     tool_message_id = str_field(raw, "id")
-    model_text = extract_text(raw.get("content"))
-    mcp = parse_mcp_tool_call_result(raw, model_text)
-    if mcp is not None:
-        result: Any = mcp
-    elif "result" in raw:
-        result = raw["result"]
-    elif isinstance(raw.get("content"), str):
-        result = try_parse_json(raw["content"])
-    else:
-        result = raw.get("content")
-    if (
-        isinstance(raw.get("error"), str)
-        or raw.get("isError") is True
-        or raw.get("status") == "error"
-    ):
-        is_error: bool | None = True
-    elif raw.get("isError") is False:
-        is_error = False
-    else:
-        is_error = None
-    app_uri = read_mcp_app_resource_uri(mcp.get("_meta")) if mcp else None
-    fields: dict[str, Any] = {"result": result}
-    if mcp is not None:
-        fields["modelContent"] = [{"type": "text", "text": model_text}]
-    if is_error is not None:
-        fields["isError"] = is_error
-    if tool_message_id is not None:
-        fields["unstable_toolMessageId"] = tool_message_id
-    if app_uri is not None:
-        fields["mcp"] = {"app": {"resourceUri": app_uri}}
+    fields = tool_message_result(raw, extract_text(raw.get("content")))
     for index in range(len(converted) - 1, -1, -1):
         message = converted[index]
         content = message.get("content")

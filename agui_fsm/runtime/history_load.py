@@ -10,10 +10,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agui_fsm.runtime.agent_state import AgentState
 from agui_fsm.runtime.guards import check_value
 from agui_fsm.runtime.history import HistorySync, LoadedHistory
 from agui_fsm.runtime.outlet import Outlet
+from agui_fsm.runtime.run import AgentState
 from agui_fsm.runtime.thread_messages import ThreadMessages
 
 log = logging.getLogger("agui_fsm.runtime")

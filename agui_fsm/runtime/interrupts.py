@@ -21,16 +21,31 @@ from agui_fsm.aggregator.approvals import (
     with_settled_tool_approvals,
     with_tool_approval_decision,
 )
+from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE
+from agui_fsm.aggregator.tool_results import MessageToolCall
 from agui_fsm.errors import InterruptPendingError, UsageError
+from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_idle
 from agui_fsm.runtime.pending import pending_interrupts
 from agui_fsm.runtime.repository import MessageRepository
-from agui_fsm.runtime.tool_results import fire_tool_edge
+from agui_fsm.runtime.tool_results import take_tool_edge
 
 Resume = list[dict[str, Any]]
+
+
+class InterruptChange:
+    """One step of an interrupt's machine: the interrupt, the response it is answered with
+    (``response_resolved`` reads it), and what the step's effects said (``holds_resume``)."""
+
+    __slots__ = ("holds_resume", "interrupt_id", "response")
+
+    def __init__(self, interrupt_id: str, response: Mapping[str, Any] | None = None) -> None:
+        self.interrupt_id = interrupt_id
+        self.response = response
+        self.holds_resume = False
 
 
 class Interrupts:
@@ -63,12 +78,12 @@ class Interrupts:
                 life = self.lives[interrupt_id] = Lifecycle(
                     self.machines["interrupt"], interrupt_id
                 )
-                life.fire(trigger if life.can(trigger) else "import_snapshot")
-        for interrupt_id, life in self.lives.items():
-            if life.state == "pending" and interrupt_id not in open_ids and life.can(trigger):
-                taken = life.fire(trigger)
-                if "forget_interrupt" in taken.effects:
-                    self.forget(interrupt_id)
+                change = InterruptChange(interrupt_id)
+                if life.try_take(trigger, self, change) is None:
+                    life.take("import_snapshot", self, change)
+        for interrupt_id, life in list(self.lives.items()):
+            if life.state == "pending" and interrupt_id not in open_ids:
+                life.try_take(trigger, self, InterruptChange(interrupt_id))
 
     def hold(self, interrupts: Resume) -> None:
         self.held = interrupts
@@ -81,12 +96,10 @@ class Interrupts:
         pending = self.pending()
         for interrupt in pending[1] if pending else ():
             life = self.lives.get(interrupt["id"])
-            if (
-                life is not None
-                and life.state == "pending"
-                and life.can("resume")
-                and "hold_resume" in life.fire("resume").effects
-            ):
+            if life is None or life.state != "pending":
+                continue
+            change = InterruptChange(interrupt["id"])
+            if life.try_take("resume", self, change) is not None and change.holds_resume:
                 return True
         return False
 
@@ -209,17 +222,15 @@ class Interrupts:
         message.set_content([dict(p) for p in content])
         message.set_metadata(metadata)
         for tool_call_id in settled:
-            fire_tool_edge(message, tool_call_id, "submit_interrupt_responses")
+            parts = [message.content[i] for i in message.tool_positions(tool_call_id)]
+            call = MessageToolCall(message, tool_call_id, parts)
+            take_tool_edge(message, call, "submit_interrupt_responses", None)
         for entry in resume:
             ilife = self.lives.get(entry["interruptId"])
             if ilife is not None and ilife.state == "pending":
-                taken = ilife.fire(
-                    "submit_interrupt_responses",
-                    {"response_resolved": entry.get("status") == "resolved"},
-                )
-                if "forget_interrupt" in taken.effects:
-                    self.forget(entry["interruptId"])
-        self.assistants.set_status(message, life, "submit_interrupt_responses", {})
+                change = InterruptChange(entry["interruptId"], entry)
+                ilife.take("submit_interrupt_responses", self, change)
+        self.assistants.set_status(message, life, "submit_interrupt_responses", StatusChange())
         self.notify()
 
 
@@ -274,3 +285,27 @@ def parse_time(value: Any) -> datetime | None:
         return _iso_time(value)
     except ValueError:
         return None
+
+
+# -- the interrupt table's guards and effects for the client ----------------------------------
+
+_INTERRUPT = "interrupt"
+
+
+@CLIENT.guard(_INTERRUPT)
+def response_resolved(owner: Interrupts, change: InterruptChange) -> bool:
+    return change.response is not None and change.response.get("status") == "resolved"
+
+
+@CLIENT.effect(_INTERRUPT)
+def forget_interrupt(owner: Interrupts, change: InterruptChange) -> None:
+    owner.forget(change.interrupt_id)
+
+
+@CLIENT.effect(_INTERRUPT)
+def hold_resume(owner: Interrupts, change: InterruptChange) -> None:
+    change.holds_resume = True
+
+
+CLIENT.performed_by(_INTERRUPT, "runtime.pending.pending_interrupts", "expose_interrupt")
+CLIENT.performed_by(_INTERRUPT, "runtime.interrupts.Interrupts.answer", "record_response")

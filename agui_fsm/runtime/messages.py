@@ -23,15 +23,22 @@ from collections.abc import Callable
 from typing import Any
 
 from agui_fsm.aggregator import RunSnapshot
+from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, MISSING
+from agui_fsm.aggregator.tool_results import (
+    Imported,
+    MessageToolCall,
+    is_resolved,
+    result_fields,
+    shown_parts,
+)
 from agui_fsm.machines.message_status import STATUS_OBJECTS
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.spec import COMPILED
+from agui_fsm.spec import CLIENT_BY_PROFILE
 
-STATUS_MACHINE = COMPILED["message_status"]
-TOOL_MACHINE = COMPILED["tool_call"]
+STATUS_MACHINE = CLIENT_BY_PROFILE["spec"]["message_status"]
+TOOL_MACHINE = CLIENT_BY_PROFILE["spec"]["tool_call"]
 OPTIMISTIC_PREFIX = "__optimistic__"
-CANCELLED_RESULT = {"error": "Tool call cancelled by user"}
 
 
 def default_id() -> str:
@@ -40,11 +47,6 @@ def default_id() -> str:
 
 def is_optimistic_id(message_id: str) -> bool:
     return message_id.startswith(OPTIMISTIC_PREFIX)
-
-
-def is_resolved(part: dict[str, Any]) -> bool:
-    """A tool-call part with a result (absent keys mean undefined; JSON null is a result)."""
-    return part.get("type") == "tool-call" and "result" in part
 
 
 def status_name(status: dict[str, Any] | None) -> str | None:
@@ -156,24 +158,7 @@ class Message:
             return parts
         key = (id(parts), source.version)
         if self._merged_key != key:
-            preserved = self._preserved
-            overrides = self._overrides
-            merged = []
-            for part in parts:
-                if (
-                    part["type"] == "tool-call"
-                    and part["toolCallId"] in preserved
-                    and (
-                        "result" not in part
-                        or (
-                            part["toolCallId"] in overrides
-                            and part["result"] == overrides[part["toolCallId"]]
-                        )
-                    )
-                ):
-                    part = {**part, **preserved[part["toolCallId"]]}
-                merged.append(part)
-            self._merged = merged
+            self._merged = shown_parts(parts, self._preserved, self._overrides)
             self._merged_key = key
         return self._merged  # type: ignore[return-value]
 
@@ -207,15 +192,53 @@ class Message:
         """
         if self._source is None:
             self._preserved = {
-                part["toolCallId"]: _result_fields(part)
+                part["toolCallId"]: result_fields(part)
                 for part in self._content
                 if is_resolved(part)
             }
         self._source = snapshot
 
+    def show_streaming(self, snapshot: RunSnapshot) -> bool:
+        """Show a later snapshot of the run streaming into this assistant message while both
+        say running (the commonest update: O(1), no status edge): True when shown; False,
+        nothing done, for any other update."""
+        life = self.status_life
+        if (
+            snapshot.status_name != "running"
+            or life is None
+            or life.state != "running"
+            or self.role != "assistant"
+        ):
+            return False
+        if self._source is None:
+            self.attach(snapshot)
+        else:
+            self._source = snapshot
+        return True
+
+    def renamed(self, new_id: str) -> Message:
+        """The same message under ``new_id`` (the server's id for a placeholder), without the
+        optimistic flag; the run's view, the kept client results and the machines go along."""
+        other = Message(
+            new_id,
+            self.role,
+            created_at=self.created_at,
+            status=self.status,
+            attachments=self.attachments,
+            name=self.name,
+        )
+        other._content = self._content
+        other._meta = {k: v for k, v in self._meta.items() if k != "isOptimistic"}
+        other._source = self._source
+        other._preserved = self._preserved
+        other._overrides = self._overrides
+        other.status_life = self.status_life
+        other.tool_lives = self.tool_lives
+        return other
+
     def preserve(self, tool_call_id: str, part: dict[str, Any]) -> None:
         """Keep ``part``'s result for later snapshots (a tool call restarted by the stream)."""
-        self._preserved[tool_call_id] = _result_fields(part)
+        self._preserved[tool_call_id] = result_fields(part)
         self._merged_key = None
 
     def override(self, tool_call_id: str, backend_result: Any) -> None:
@@ -240,9 +263,8 @@ class Message:
         self._content = [dict(p) for p in self.content]
         self._meta = self.metadata
         self._meta_key = None
-        store_tools = source._store.tools
-        for tool_call_id, tool in store_tools.items():
-            self.tool_lives.setdefault(tool_call_id, tool.life)
+        for tool_call_id, life in source.tool_lifecycles().items():
+            self.tool_lives.setdefault(tool_call_id, life)
         self._source = None
         self._merged = None
         self._merged_key = None
@@ -283,9 +305,9 @@ class Message:
     def tool_life(self, tool_call_id: str) -> Lifecycle | None:
         source = self._source
         if source is not None:
-            tool = source._store.tools.get(tool_call_id)
-            if tool is not None:
-                return tool.life
+            life = source.tool_lifecycle(tool_call_id)
+            if life is not None:
+                return life
         return self.tool_lives.get(tool_call_id)
 
     # -- shapes -----------------------------------------------------------------------------
@@ -348,34 +370,23 @@ class _ToolIndex:
         self.unresolved = unresolved
 
 
-def _result_fields(part: dict[str, Any]) -> dict[str, Any]:
-    fields = {"result": part.get("result")}
-    for key in ("artifact", "isError"):
-        if key in part:
-            fields[key] = part[key]
-    return fields
-
-
-def new_status_life(
-    message: Message, state: str | None, trigger: str = "import_snapshot"
-) -> Lifecycle:
+def new_status_life(message: Message, state: str | None) -> Lifecycle:
     """An assistant message's status machine, brought to ``state`` by its import edge."""
     life = Lifecycle(STATUS_MACHINE, message.id)
-    if state is not None and state != "running":
-        life.fire(trigger, {f"imported_{state}": True})
-    elif state == "running":
-        life.fire(trigger, {"imported_running": True})
+    if state is not None:
+        life.take("import_snapshot", message, StatusChange(imported=state))
     return life
 
 
 def import_tool_lives(message: Message) -> None:
     """Each tool-call part of an imported message gets its machine (``import_snapshot``)."""
-    for part in message._content:
+    for part in message.content:
         if part.get("type") != "tool-call":
             continue
-        life = Lifecycle(TOOL_MACHINE, part["toolCallId"])
-        life.fire("import_snapshot", {"has_result": "result" in part})
-        message.tool_lives[part["toolCallId"]] = life
+        tool_call_id = part["toolCallId"]
+        life = Lifecycle(TOOL_MACHINE, tool_call_id)
+        call = MessageToolCall(message, tool_call_id, [part])
+        life.take("import_snapshot", None, None, call, Imported(life))
 
 
 def status_for(state: str, error: Any = None) -> dict[str, Any]:

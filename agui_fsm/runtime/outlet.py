@@ -1,6 +1,7 @@
 """Who hears about the thread: observers, the ``on_update``/``on_error`` callbacks, the
-diagnostics and the errors reported. The runtime's collaborators tell the outlet; it
-hands the runtime (its ``subject``) to the callbacks and never calls into it."""
+diagnostics (:class:`Diagnostic`) and the errors reported. The runtime's collaborators tell
+the outlet; it hands the runtime (its ``subject``) to the callbacks and never calls into
+it."""
 
 from __future__ import annotations
 
@@ -8,9 +9,30 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from agui_fsm.runtime.diagnostics import Diagnostic
-
 log = logging.getLogger("agui_fsm.runtime")
+
+
+class Diagnostic:
+    """Something the runtime noticed and kept going: a lenient-mode protocol violation,
+    a STATE_DELTA that could not be applied. ``run`` is the 0-based run number."""
+
+    __slots__ = ("error", "index", "run")
+
+    def __init__(self, error: Exception, run: int | None, index: int | None) -> None:
+        self.error = error
+        self.run = run
+        self.index = index
+
+    @property
+    def rule(self) -> str:
+        return getattr(self.error, "rule", type(self.error).__name__)
+
+    @property
+    def message(self) -> str:
+        return str(self.error)
+
+    def __repr__(self) -> str:
+        return f"Diagnostic(run={self.run}, index={self.index}, {self.message!r})"
 
 
 class Outlet:

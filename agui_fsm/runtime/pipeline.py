@@ -113,7 +113,7 @@ class ChunkExpander:
             if message_id is None:
                 raise ProtocolViolation(
                     "First TEXT_MESSAGE_CHUNK must have a messageId",
-                    rule="CHUNK-TEXT",
+                    rule="CHUNK-001",
                     index=index,
                     event_type="TEXT_MESSAGE_CHUNK",
                 )
@@ -141,7 +141,7 @@ class ChunkExpander:
                 if getattr(event, field) is None:
                     raise ProtocolViolation(
                         f"First TOOL_CALL_CHUNK must have a {label}",
-                        rule="CHUNK-TOOL",
+                        rule="CHUNK-001",
                         index=index,
                         event_type="TOOL_CALL_CHUNK",
                     )
@@ -167,7 +167,7 @@ class ChunkExpander:
             if message_id is None:
                 raise ProtocolViolation(
                     "First REASONING_MESSAGE_CHUNK must have a messageId",
-                    rule="CHUNK-REASONING",
+                    rule="CHUNK-001",
                     index=index,
                     event_type="REASONING_MESSAGE_CHUNK",
                 )

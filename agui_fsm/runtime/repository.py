@@ -9,7 +9,7 @@ export (what history persists) skips optimistic messages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,6 +43,7 @@ class RepositoryItem:
 class MessageRepository:
     def __init__(self) -> None:
         self._nodes: dict[str, _Node] = {}
+        self._messages: dict[str, Message] = {}  # id -> node.message, for messages_by_id
         self._root = _Node(None, None, -1)
         self._head: _Node | None = None
         self._path: list[Message] | None = []
@@ -55,6 +56,11 @@ class MessageRepository:
 
     def has(self, message_id: str) -> bool:
         return message_id in self._nodes
+
+    def messages_by_id(self) -> Mapping[str, Message]:
+        """Every message of the tree by id: a live, read-only view (for a caller that looks
+        one up per event: the runtime's delta lane)."""
+        return self._messages
 
     def message(self, message_id: str) -> Message | None:
         """The message with this id, or None."""
@@ -145,11 +151,12 @@ class MessageRepository:
                     ancestor = ancestor.prev
                 self._cut(existing)
                 self._link(parent, existing)
-            existing.message = message
+            existing.message = self._messages[message.id] = message
             self._dirty()
             return
         node = _Node(message, parent, parent.level + 1 if parent else 0)
         self._nodes[message.id] = node
+        self._messages[message.id] = message
         self._link(parent, node)
         if self._head is parent:
             self._head = node
@@ -175,6 +182,7 @@ class MessageRepository:
             self._link(replacement, child)
         self._cut(node)
         del self._nodes[message_id]
+        del self._messages[message_id]
         if self._head is node:
             self._head = _leaf(replacement or self._root)
         self._dirty()
@@ -226,8 +234,10 @@ class MessageRepository:
         if prune and node.children:
             pending = list(node.children)
             while pending:
-                child = self._nodes.pop(pending.pop(), None)
+                child_id = pending.pop()
+                child = self._nodes.pop(child_id, None)
                 if child is not None:
+                    del self._messages[child_id]
                     pending.extend(child.children)
             node.children = []
             node.next = None
@@ -245,6 +255,7 @@ class MessageRepository:
 
     def clear(self) -> None:
         self._nodes.clear()
+        self._messages.clear()
         self._root = _Node(None, None, -1)
         self._head = None
         self._dirty()
@@ -305,13 +316,6 @@ class MessageRepository:
             if found is not None:
                 return found
         return None
-
-    def import_items(self, head_id: str | None, items: Iterable[RepositoryItem]) -> None:
-        ordered = parents_first(list(items), self.has)
-        for item in ordered:
-            self.add_or_update(item.parent_id, item.message)
-        head = head_id if head_id is not None else (ordered[-1].message.id if ordered else None)
-        self._set_head(head, prune=False)
 
     def apply_loaded(self, head_id: str | None, items: list[RepositoryItem]) -> None:
         """Replace the tree with a loaded one; a degenerate one (duplicate ids, a missing
@@ -374,9 +378,3 @@ def parents_first(items: list[RepositoryItem], known) -> list[RepositoryItem]:
     for item in items:
         visit(item, set())
     return out
-
-
-def nodes_by_id(repo: MessageRepository) -> Mapping[str, _Node]:
-    """The repository's nodes by their message's id (``node.message``), live and read only:
-    for a caller that looks one up per event (the runtime's delta lane)."""
-    return repo._nodes

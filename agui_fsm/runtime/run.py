@@ -1,4 +1,5 @@
-"""One run: the placeholder it writes, the aggregator, and what each event does.
+"""One run: the placeholder it writes, the aggregator, what each event does, and what it
+writes into (:class:`RunHost`, with the thread's :class:`AgentState`).
 
 :class:`RunContext` is ``startRun``'s closure state in the reference: which
 assistant message the run writes (an optimistic placeholder until the server
@@ -11,23 +12,68 @@ the first RUN_FINISHED is, RUN_ERROR fails the run.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import EventType, RunFinishedEvent, RunStartedEvent
 
 from agui_fsm.aggregator import RunAggregator, RunSnapshot, parse_outcome
-from agui_fsm.aggregator.mcp import MCP_APPS_ACTIVITY_TYPE
+from agui_fsm.aggregator.tool_results import MCP_APPS_ACTIVITY_TYPE
 from agui_fsm.errors import AguiFsmError, ProtocolViolation, StatePatchError
+from agui_fsm.events import EventSchemaError
+from agui_fsm.json_patch import apply_state_delta
+from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import Lifecycle
-from agui_fsm.runtime.state import apply_state_delta
 
 if TYPE_CHECKING:
-    from agui_fsm.runtime.host import RunHost
+    from agui_fsm.machines.table import CompiledMachine
+    from agui_fsm.runtime.assistant import AssistantMessages
+    from agui_fsm.runtime.history import HistorySync
+    from agui_fsm.runtime.repository import MessageRepository
 
 E = EventType
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
-_FIRST = {"first_finish": True}
 _TEXT, _ARGS, _REASONING = E.TEXT_MESSAGE_CONTENT, E.TOOL_CALL_ARGS, E.REASONING_MESSAGE_CONTENT
+
+
+class AgentState:
+    """The agent state a thread holds: replaced by STATE_SNAPSHOT and ``set_state``, patched
+    by STATE_DELTA, sent with every run's input."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: Any = None
+
+    def read(self) -> Any:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class RunHost:
+    """What a run writes into: the repository, the compiled machines, the history sync, the
+    agent state, and the thread's operations a stream can cause. ``Runs`` builds one per
+    thread from its collaborators; the run never names the runtime."""
+
+    repo: MessageRepository
+    history: HistorySync
+    assistants: AssistantMessages
+    agent_state: AgentState
+    machines: Mapping[str, CompiledMachine]
+    profile: str
+    show_thinking: bool
+    thread_id: str
+    notify: Callable[[], None]
+    settle: Callable[[], None]
+    """A burst of updates is over (see ``Outlet.settle``)."""
+    diagnose: Callable[[Exception, Any], None]
+    run_failed: Callable[[Any, BaseException], None]
+    hold_agent_interrupts: Callable[[list[dict[str, Any]]], None]
+    import_messages_snapshot: Callable[[Sequence[Any], str | None], None]
+    owner_of_tool_call: Callable[[str], str | None]
+    cross_run_tool_result: Callable[[str, Any], None]
+    cross_run_activity: Callable[[str, str, Any], None]
 
 
 class AgentRunError(AguiFsmError):
@@ -121,8 +167,8 @@ class RunContext:
         return self._interrupts_shown_on_message()
 
     def _interrupts_shown_on_message(self) -> bool:
-        taken = self.rt.machines["interrupt"].step("absent", "RUN_FINISHED")
-        return taken is not None and "show_on_message" in taken.effects
+        step = self.rt.machines["interrupt"].fixed("absent", "RUN_FINISHED")
+        return step is not None and step.runs(show_on_message)
 
     def _outcome_kept_in_view(self) -> bool:
         """Whether the run finished on an interrupt ``show_on_message`` keeps in view: then
@@ -181,25 +227,18 @@ class RunContext:
     # -- the stream -----------------------------------------------------------------------
 
     def start(self) -> None:
-        self.life.fire("start_run")
-        self.aggregator.handle(
-            RunStartedEvent.model_construct(thread_id=self.rt.thread_id, run_id=self.run_id)
-        )
+        self.life.take("start_run", self, None)
 
-    def rejects_outcome(self, event: Any) -> bool:
-        """Whether the run machine's ``reject_outcome`` edge refuses this RUN_FINISHED (the
-        reference profile's pre-1.0 schema and ``pendingToolCallIds``); it is taken if so."""
+    def check_outcome(self, event: Any) -> None:
+        """Before a RUN_FINISHED is validated: when the run machine's edge for it rejects its
+        outcome (the reference profile's pre-1.0 schema and ``pendingToolCallIds``), take it
+        (``reject_outcome`` raises :class:`~agui_fsm.events.EventSchemaError`)."""
         if event.type != E.RUN_FINISHED:
-            return False
-        outcome = getattr(event, "outcome", None)
-        if getattr(outcome, "pending_tool_call_ids", None) is None:
-            return False
-        guards = {"outcome_names_pending_tool_calls": True, "first_finish": True}
-        taken = self.life.machine.step(self.life.state, "RUN_FINISHED", guards)
-        if taken is None or "reject_outcome" not in taken.effects:
-            return False
-        self.life.fire("RUN_FINISHED", guards)
-        return True
+            return
+        life = self.life
+        step = life.machine.plan(life.state, "RUN_FINISHED", self, event)
+        if step is not None and step.runs(reject_outcome):
+            life.take("RUN_FINISHED", self, event)
 
     def on_event(self, event: Any) -> None:
         """One event of the (chunk-expanded) stream, through the subscriber's rules."""
@@ -213,30 +252,16 @@ class RunContext:
                     aggregator.handle(event)
             return
         if kind == E.RUN_STARTED:
-            if life.can("RUN_STARTED"):
-                life.fire("RUN_STARTED")
+            life.try_take("RUN_STARTED", self, event)
             return
         if life.state == "errored":
             return
         if kind == E.RUN_FINISHED:
-            outcome, interrupts = parse_outcome(getattr(event, "outcome", None))
-            held = (interrupts or []) if outcome == "interrupt" else []
-            if self.finished_dispatched:
-                if life.can("RUN_FINISHED"):
-                    taken = life.fire("RUN_FINISHED")
-                    if "hold_agent_interrupts" in taken.effects:
-                        self.rt.hold_agent_interrupts(held)
-                return
-            self.finished_dispatched = True
-            life.fire("RUN_FINISHED", _FIRST)
-            # The subscriber is handed the event before @ag-ui/client records its outcome's
-            # interrupts on the agent: a run the dispatch starts sees the ones held before.
-            self.dispatch(event)
-            self.rt.hold_agent_interrupts(held)
+            life.try_take("RUN_FINISHED", self, event)
             return
         if kind == E.RUN_ERROR:
             self.finished_dispatched = True
-            life.fire("RUN_ERROR")
+            life.take("RUN_ERROR", self, event)
             self.dispatch(event)
             self.rt.run_failed(self, AgentRunError(event.message, getattr(event, "code", None)))
             return
@@ -255,8 +280,7 @@ class RunContext:
         if kind == E.RUN_FINISHED:
             # Not forwarded again, but the client's apply stage still sets the agent's
             # pending interrupts from it (none for a success).
-            outcome, interrupts = parse_outcome(getattr(event, "outcome", None))
-            self.rt.hold_agent_interrupts((interrupts or []) if outcome == "interrupt" else [])
+            self.rt.hold_agent_interrupts(_held_interrupts(event))
             return
         if kind == E.RUN_STARTED or kind in _IGNORED:
             return
@@ -289,10 +313,7 @@ class RunContext:
             return
         if kind == E.MESSAGES_SNAPSHOT:
             rt.import_messages_snapshot(event.messages, self.assistant_id)
-            if self.life.can("MESSAGES_SNAPSHOT"):
-                taken = self.life.fire("MESSAGES_SNAPSHOT")
-                if "store_snapshot_messages" in taken.effects:
-                    rt.history.store_missing(rt.repo.export()[1], list(rt.repo.messages()))
+            self.life.try_take("MESSAGES_SNAPSHOT", self, event)
             return
         if kind == E.TOOL_CALL_RESULT:
             if not self.aggregator.has_tool_call(event.tool_call_id):
@@ -316,27 +337,108 @@ class RunContext:
 
     def stream_end(self) -> None:
         """The stream closed normally (``onRunFinalized``)."""
-        if self.aborted:
-            return
-        life = self.life
-        guards = {
-            "has_interrupt": self.aggregator.outcome == "interrupt",
-            "finish_dispatched": self.finished_dispatched,
-        }
-        if not life.can("stream_end", guards):
-            return
-        taken = life.fire("stream_end", guards)
-        if "synthesize_run_finished" in taken.effects:
-            self.finished_dispatched = True
-            self.aggregator.handle(
-                RunFinishedEvent.model_construct(thread_id=self.rt.thread_id, run_id=self.run_id)
-            )
+        if not self.aborted:
+            self.life.try_take("stream_end", self, None)
 
     def fail(self, error: BaseException) -> None:
         """The stream raised, or broke the protocol: the message ends incomplete/error."""
         self.finished_dispatched = True
-        if self.life.can("agent_error"):
-            self.life.fire("agent_error")
+        self.life.try_take("agent_error", self, error)
         # A violation's status text is its message, as verifyEvents' error message is.
         message = error.args[0] if isinstance(error, ProtocolViolation) and error.args else None
         self.aggregator.fail(message if isinstance(message, str) else str(error))
+
+
+# -- the run table's guards and effects for the client -----------------------------------------
+# They take (run, cause): the RunContext and the event (or the error, or a TurnRequest).
+
+_RUN = "run"
+CLIENT.constant(_RUN, True, "by_client")
+CLIENT.constant(_RUN, False, "run_announced")
+
+
+@CLIENT.guard(_RUN)
+def first_finish(run: RunContext, event: Any) -> bool:
+    return not run.finished_dispatched
+
+
+@CLIENT.guard(_RUN)
+def finish_dispatched(run: RunContext, cause: Any) -> bool:
+    return run.finished_dispatched
+
+
+@CLIENT.guard(_RUN)
+def has_interrupt(run: RunContext, cause: Any) -> bool:
+    return run.aggregator.outcome == "interrupt"
+
+
+@CLIENT.guard(_RUN)
+def outcome_names_pending_tool_calls(run: RunContext, event: Any) -> bool:
+    outcome = getattr(event, "outcome", None)
+    return getattr(outcome, "pending_tool_call_ids", None) is not None
+
+
+@CLIENT.effect(_RUN)
+def open_run(run: RunContext, cause: Any) -> None:
+    """The aggregator starts over (a synthetic RUN_STARTED); its first snapshot inserts the
+    run's placeholder. Runs.start then calls the agent."""
+    run.aggregator.handle(
+        RunStartedEvent.model_construct(thread_id=run.rt.thread_id, run_id=run.run_id)
+    )
+
+
+def _held_interrupts(event: Any) -> list[dict[str, Any]]:
+    outcome, interrupts = parse_outcome(getattr(event, "outcome", None))
+    return (interrupts or []) if outcome == "interrupt" else []
+
+
+@CLIENT.effect(_RUN)
+def record_outcome(run: RunContext, event: Any) -> None:
+    run.finished_dispatched = True
+    # The subscriber is handed the event before @ag-ui/client records its outcome's
+    # interrupts on the agent: a run the dispatch starts sees the ones held before.
+    run.dispatch(event)
+    run.rt.hold_agent_interrupts(_held_interrupts(event))
+
+
+@CLIENT.effect(_RUN)
+def hold_agent_interrupts(run: RunContext, event: Any) -> None:
+    run.rt.hold_agent_interrupts(_held_interrupts(event))
+
+
+@CLIENT.effect(_RUN)
+def reject_outcome(run: RunContext, event: Any) -> None:
+    raise EventSchemaError(
+        "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
+        "profile's schema predates AG-UI 1.0)",
+        rule="SCHEMA-004",
+        index=run.index,
+        event_type="RUN_FINISHED",
+    )
+
+
+@CLIENT.effect(_RUN)
+def store_snapshot_messages(run: RunContext, event: Any) -> None:
+    rt = run.rt
+    rt.history.store_missing(rt.repo.export()[1], list(rt.repo.messages()))
+
+
+@CLIENT.effect(_RUN)
+def synthesize_run_finished(run: RunContext, cause: Any) -> None:
+    run.finished_dispatched = True
+    run.aggregator.handle(
+        RunFinishedEvent.model_construct(thread_id=run.rt.thread_id, run_id=run.run_id)
+    )
+
+
+@CLIENT.effect("interrupt")
+def show_on_message(owner: Any, change: Any) -> None:
+    """Nothing when the interrupt is raised: the run looks for this effect in the plan
+    beforehand (``RunContext._interrupts_shown_on_message``) and keeps the message showing
+    the interrupt in view."""
+
+
+CLIENT.performed_by(_RUN, "runtime.run.RunContext.on_event: it forwards nothing", "ignore_event")
+CLIENT.performed_by(
+    _RUN, "runtime.run.RunContext.on_event (RUN_ERROR) and RunContext.fail", "mark_error"
+)

@@ -6,7 +6,7 @@ placeholder), asks the agent and passes its stream through the client pipeline
 (:class:`~agui_fsm.runtime.stream.RunStream`). After the run settles its error is
 raised to the caller, or a resume that tool results made due starts. :class:`Runs`
 drives each run's run machine (``request_run`` while one streams, ``cancel``) and gives
-every run the same :class:`~agui_fsm.runtime.host.RunHost`.
+every run the same :class:`~agui_fsm.runtime.run.RunHost`.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.aggregator.snapshot import RunSnapshot
 from agui_fsm.errors import InterruptPendingError
-from agui_fsm.runtime.agent_state import AgentState
+from agui_fsm.machines.plans import CLIENT
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_idle, refused_while_running
 from agui_fsm.runtime.history import HistorySync
-from agui_fsm.runtime.host import RunHost
 from agui_fsm.runtime.interrupts import Interrupts
 from agui_fsm.runtime.messages import Message
 from agui_fsm.runtime.observe import RunQueue
 from agui_fsm.runtime.outlet import Outlet
 from agui_fsm.runtime.repository import MessageRepository
-from agui_fsm.runtime.run import RunContext
+from agui_fsm.runtime.run import AgentState, RunContext, RunHost
 from agui_fsm.runtime.settings import RuntimeSettings
 from agui_fsm.runtime.stream import RunStream
 from agui_fsm.runtime.thread_messages import ThreadMessages
@@ -36,6 +36,18 @@ from agui_fsm.runtime.to_agui import to_agui_messages, to_agui_tools
 from agui_fsm.runtime.tool_results import ToolResults
 
 log = logging.getLogger("agui_fsm.runtime")
+
+
+class TurnRequest:
+    """The cause of a run's ``request_run`` edge: the operation asking for a run while this
+    one streams, whether the runtime refuses such requests, and whether it must wait."""
+
+    __slots__ = ("method", "refuses", "waits")
+
+    def __init__(self, method: str, refuses: bool) -> None:
+        self.method = method
+        self.refuses = refuses
+        self.waits = False
 
 
 class Runs:
@@ -136,13 +148,11 @@ class Runs:
         """A run is asked for (append, reload, resume): while one streams, the run machine's
         ``request_run`` edge says whether to refuse, wait for it to settle, or overlap."""
         run = self.active
-        if not self.running or run is None or not run.life.can("request_run"):
+        if not self.running or run is None:
             return
-        refuses = self.settings.queue_policy == "refuse"
-        taken = run.life.fire("request_run", {"refuses_while_running": refuses})
-        if "refuse_run" in taken.effects:
-            raise refused_while_running(method)
-        if "queue_run" in taken.effects:
+        request = TurnRequest(method, self.settings.queue_policy == "refuse")
+        run.life.try_take("request_run", run, request)
+        if request.waits:
             await self.queue.wait_until(lambda: not self.running)
 
     # -- one run --------------------------------------------------------------------------
@@ -243,8 +253,7 @@ class Runs:
         except Exception:
             log.exception("agent.abort_run raised")
         finally:
-            if run.life.can("cancel"):
-                run.life.fire("cancel")
+            run.life.try_take("cancel", run, None)
             run.aggregator.cancel()
             self.finish(run)
             if on_cancel is not None:
@@ -255,13 +264,13 @@ class Runs:
 
     # -- the resume tool results make due ---------------------------------------------------
 
-    def on_assistant_status(self, message_id: str, taken: Any) -> None:
+    def on_assistant_status(self, message_id: str, change: StatusChange | None) -> None:
         """What an assistant message's status change means beyond the message."""
-        if taken is not None:
+        if change is not None:
             # expose_interrupts, or a later event re-asserting the interrupt status
-            if "expose_interrupts" in taken.effects or taken.dest == "requires_action_interrupt":
+            if change.exposes_interrupts or change.dest == "requires_action_interrupt":
                 self.interrupts.sync("RUN_FINISHED")
-            if "resume_if_due" in taken.effects:
+            if change.resume_due:
                 self._resume_due(message_id)
         if self.tool_results.complete_if_resolved(message_id, "snapshot"):
             self._resume_due(message_id)
@@ -300,3 +309,32 @@ class Runs:
         except Exception as exc:  # noqa: BLE001 - reported, as the reference's .catch(onError)
             if exc not in self.outlet.reported_errors:
                 self.outlet.report(exc)
+
+
+# -- the run table's request_run guard and effects -------------------------------------------
+
+
+@CLIENT.guard("run")
+def refuses_while_running(run: RunContext, request: TurnRequest) -> bool:
+    return request.refuses
+
+
+@CLIENT.effect("run")
+def refuse_run(run: RunContext, request: TurnRequest) -> None:
+    raise refused_while_running(request.method)
+
+
+@CLIENT.effect("run")
+def queue_run(run: RunContext, request: TurnRequest) -> None:
+    request.waits = True
+
+
+CLIENT.performed_by(
+    "run", "runtime.runs.Runs.start: the new run starts at once", "start_overlapping_run"
+)
+CLIENT.performed_by(
+    "run",
+    "runtime.runs.Runs.start: finish, then the due resume, then the queued runs",
+    "close_run",
+)
+CLIENT.performed_by("run", "runtime.runs.Runs.cancel", "mark_cancelled")

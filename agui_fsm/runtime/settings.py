@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 
 from agui_fsm.errors import UsageError
 from agui_fsm.machines.table import PROFILES, CompiledMachine
-from agui_fsm.spec import COMPILED_BY_PROFILE
+from agui_fsm.spec import CLIENT_BY_PROFILE
 
 QUEUE_POLICIES = {"spec": ("queue", "refuse"), "reference": ("overlap", "refuse")}
 VALIDATIONS = ("client", "all")
@@ -78,7 +78,7 @@ class RuntimeSettings:
 
     @property
     def machines(self) -> Mapping[str, CompiledMachine]:
-        return COMPILED_BY_PROFILE[self.profile]
+        return CLIENT_BY_PROFILE[self.profile]
 
 
 def checked_settings(

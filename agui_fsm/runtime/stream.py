@@ -5,7 +5,7 @@ violation the client enforces fails the run; ``lenient`` records it instead), ex
 from chunks, and handed to the run (:meth:`~agui_fsm.runtime.run.RunContext.on_event`,
 the subscriber's routing). :class:`RunStream` is one run's pass over its stream. A flat
 delta continuing its part (most of a stream) takes the delta lane
-(:mod:`agui_fsm.runtime.lane`) instead, to the same effect.
+(:mod:`agui_fsm.runtime.deltas`) instead, to the same effect.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.events import EventSchemaError, flat_delta, parse_event
-from agui_fsm.runtime.lane import DeltaLane
+from agui_fsm.machines.plans import CLIENT
+from agui_fsm.machines.run import CLIENT_CHECKS
+from agui_fsm.runtime.deltas import DeltaLane
 from agui_fsm.runtime.pipeline import (
     ChunkExpander,
     StreamValidator,
@@ -34,17 +36,34 @@ from agui_fsm.runtime.reference_checks import (
 from agui_fsm.runtime.run import RunContext
 from agui_fsm.runtime.settings import RuntimeSettings
 
-CLIENT_1_0, CLIENT_0_0_58 = "rejected_by_client_1_0", "rejected_by_client_0_0_58"
+_RUN = "run"
 
 
-def failing_fault_edge(run: RunContext) -> tuple[str, tuple[str, ...]]:
-    """The guard and effects of the profile's failing ``stream_fault`` edge: what
-    @ag-ui/client 1.0 refuses, or (the reference profile) what 0.0.58 refuses."""
-    machine = run.life.machine
-    for t in machine.table.transitions_in(machine.profile):
-        if t.trigger == "stream_fault" and t.conditions:
-            return t.conditions[0], t.effects
-    return CLIENT_1_0, ("fail_run",)
+class StreamFault:
+    """The cause of a run's ``stream_fault`` edge: one event's findings (``errors`` first,
+    then ``others``), whether the profile's client refuses the event (``refused``), and
+    whether the run goes on regardless (``lenient``: the findings become diagnostics)."""
+
+    __slots__ = ("diagnose", "errors", "lenient", "others", "refused")
+
+    def __init__(
+        self,
+        errors: Sequence[Exception],
+        others: Sequence[Exception],
+        refused: bool,
+        lenient: bool,
+        diagnose: Callable[[Exception], None],
+    ) -> None:
+        self.errors = errors
+        self.others = others
+        self.refused = refused
+        self.lenient = lenient
+        self.diagnose = diagnose
+
+    def report(self) -> None:
+        """Every finding becomes a diagnostic."""
+        for finding in (*self.errors, *self.others):
+            self.diagnose(finding)
 
 
 class RunStream:
@@ -62,17 +81,18 @@ class RunStream:
         self.expander = ChunkExpander()
         factory = settings.validator_factory
         self.validator = StreamValidator(factory if factory is not False else lambda: None)
-        self.fault_guard, fault_effects = failing_fault_edge(run)
-        self.task_events_dropped = "drop_task_events" in fault_effects
+        failing = run.life.machine.plan(
+            "running", "stream_fault", run, StreamFault((), (), True, True, _ignore)
+        )
+        self.task_events_dropped = failing is not None and failing.runs(drop_task_events)
         """Whether a task's events are applied once it is read (and so lost to a fault in
         it), the reference client's way; else each as it arrives."""
         self._task: list[Any] | None = None
         """While a task is read with its application deferred: its events, to apply."""
         self.in_flight: Any = None
         """The first event of the task a fault ended, applied once the run has failed."""
-        self.client_0_0_58 = (
-            VerifyEvents() if self.fault_guard == CLIENT_0_0_58 and factory is not False else None
-        )
+        checks_0_0_58 = CLIENT_CHECKS[run.life.machine.profile] == "0.0.58"
+        self.client_0_0_58 = VerifyEvents() if checks_0_0_58 and factory is not False else None
         """The reference client's own checks (run when events are checked at all, not with
         ``validator=False``), which then decide what fails the run."""
         self.client_messages = (
@@ -236,16 +256,11 @@ class RunStream:
             )
             self._judge([unknown], (), True)
             return
-        if run.rejects_outcome(event):
-            rejected = EventSchemaError(
-                "RUN_FINISHED outcome: unrecognized key 'pendingToolCallIds' (the reference "
-                "profile's schema predates AG-UI 1.0)",
-                rule="SCHEMA-004",
-                index=index,
-                event_type="RUN_FINISHED",
-            )
+        try:
+            run.check_outcome(event)
+        except EventSchemaError as rejected:
             if not self.lenient:
-                raise rejected
+                raise
             self.diagnose(rejected, run)
             return
         self._validated(
@@ -288,7 +303,7 @@ class RunStream:
         the spec profile); the run's ``event_unlisted`` edge where it does not."""
         if self.client_messages is None or self.client_messages.delivers(event.type.value, event):
             return True
-        self.run.life.fire("event_unlisted")
+        self.run.life.take("event_unlisted", self.run, event)
         return False
 
     def _check_client(self, kind: str, event: Any, violations: Sequence[Any], index: int) -> bool:
@@ -314,12 +329,59 @@ class RunStream:
         refuses, takes the run's ``stream_fault`` edge, which fails the run on the first
         error (unless lenient) or diagnoses it; warnings are diagnosed."""
         run = self.run
+        fault = StreamFault(errors, others, refused, self.lenient, self._diagnose)
         if errors or refused:
-            taken = run.life.fire("stream_fault", {self.fault_guard: refused})
-            if "fail_run" in taken.effects and not self.lenient:
-                raise errors[0]
-        for finding in (*errors, *others):
-            self.diagnose(finding, run)
+            run.life.take("stream_fault", run, fault)
+        else:
+            fault.report()
+
+    def _diagnose(self, finding: Exception) -> None:
+        self.diagnose(finding, self.run)
+
+
+def _ignore(finding: Exception) -> None:
+    pass
+
+
+# -- the run table's stream_fault and event_unlisted edges for the client ---------------------
+# They take (run, cause): the RunContext and the StreamFault (or the unlisted event).
+
+
+@CLIENT.guard(_RUN, "rejected_by_client_1_0")
+@CLIENT.guard(_RUN, "rejected_by_client_0_0_58")
+def refused_by_client(run: RunContext, fault: StreamFault) -> bool:
+    """The profile's client (``CLIENT_CHECKS``) refuses the event: the stream computed it."""
+    return fault.refused
+
+
+@CLIENT.effect(_RUN)
+def fail_run(run: RunContext, fault: StreamFault) -> None:
+    """Raise the event's first error (the stream's reader fails the run with it); when
+    lenient, every finding becomes a diagnostic instead."""
+    if not fault.lenient:
+        raise fault.errors[0]
+    fault.report()
+
+
+@CLIENT.effect(_RUN)
+def diagnose_fault(run: RunContext, fault: StreamFault) -> None:
+    fault.report()
+
+
+@CLIENT.effect(_RUN)
+def drop_task_events(run: RunContext, fault: StreamFault) -> None:
+    """Nothing when the fault is taken: the stream looks for this effect in the failing
+    plan beforehand (``RunStream.task_events_dropped``) and defers a task's application."""
+
+
+CLIENT.performed_by(
+    _RUN, "runtime.stream.RunStream._listed: the event is not applied", "drop_event"
+)
+CLIENT.performed_by(
+    _RUN,
+    "runtime.stream.RunStream._apply: with no second message list every event goes on",
+    "apply_event",
+)
 
 
 def _findings(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from agui_fsm.aggregator.outcome import StatusChange
+from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.from_agui import from_agui_messages, like_to_message
@@ -16,7 +18,7 @@ from agui_fsm.runtime.history import HistorySync, LoadedHistory
 from agui_fsm.runtime.interrupts import Interrupts
 from agui_fsm.runtime.messages import Message
 from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
-from agui_fsm.runtime.snapshots import keep_known_results, known_results
+from agui_fsm.runtime.tool_results import keep_known_results
 
 UNSET: Any = object()
 
@@ -120,7 +122,7 @@ class ThreadMessages:
         converted = from_agui_messages(raw, show_thinking=self.show_thinking, new_id=self.new_id)
         for message in converted:
             self.assistants.adopt(message)
-        keep_known_results(converted, known_results(self.repo.messages()), self.machines)
+        keep_known_results(converted, self.repo.messages(), self.machines)
         contains_active = active is not None and any(m.id == active.id for m in converted)
         preserves = (
             active is not None
@@ -152,10 +154,14 @@ class ThreadMessages:
         life = current.status_life
         if source is None or not source.live or life is None:
             return item
-        taken = life.machine.step(life.state, "import_snapshot", {"shows_live_run": True})
-        if taken is None or "keep_run_message" not in taken.effects:
+        # The status machine's import_snapshot edge for this message, read without taking it
+        # (the history's copy is not the thread's yet): its effects say whether to keep it.
+        change = StatusChange(shows_live_run=True)
+        step = life.machine.plan(life.state, "import_snapshot", current, change)
+        if step is None:
             return item
-        return RepositoryItem(current, item.parent_id)
+        step.run(current, change)
+        return RepositoryItem(current, item.parent_id) if change.keeps_run_message else item
 
     def apply_loaded(self, loaded: Any) -> LoadedHistory:
         """What a history adapter's ``load()`` returned (a :class:`LoadedHistory` or a
@@ -177,3 +183,9 @@ class ThreadMessages:
         self.interrupts.sync("import_snapshot")
         self.notify()
         return loaded
+
+
+@CLIENT.effect("message_status")
+def keep_run_message(message: Any, change: StatusChange) -> None:
+    """The loaded history's copy of the message a run writes gives way to the run's message."""
+    change.keeps_run_message = True

@@ -1,5 +1,6 @@
-"""Thread messages -> AG-UI messages and tools (the export half of ``conversions.ts``):
-builds each run's input; see :mod:`agui_fsm.runtime.conversions`."""
+"""Thread messages -> AG-UI messages and tools (the export half of the reference's
+``conversions.ts``; the import half is :mod:`agui_fsm.runtime.from_agui`): builds each run's
+input."""
 
 from __future__ import annotations
 

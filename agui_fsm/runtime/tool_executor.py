@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from agui_fsm.errors import UsageError
+from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import PROFILES, Lifecycle
 from agui_fsm.machines.tool_execution import DISCARDING, START_ORDER
-from agui_fsm.runtime.diagnostics import Diagnostic
+from agui_fsm.runtime.outlet import Diagnostic
 from agui_fsm.runtime.tool_parts import (
     DELTA_TRIGGERS,
     NOT_JSON,
@@ -38,9 +39,26 @@ from agui_fsm.runtime.tool_parts import (
     result_of,
     tool_call_parts,
 )
-from agui_fsm.spec import COMPILED_BY_PROFILE
+from agui_fsm.spec import CLIENT_BY_PROFILE
 
 log = logging.getLogger("agui_fsm.runtime.tools")
+_EXECUTION = "tool_execution"
+
+
+class Observed:
+    """What a thread update showed of a tracked call (its part and argsText; ``restore``: a
+    history load or the executor's first update), the cause of its machine's edge, and what
+    the edge's effects said: ``keeps_prefix`` (the tracked argsText stays), ``runnable``
+    (the tool is to be called)."""
+
+    __slots__ = ("args_text", "keeps_prefix", "part", "restore", "runnable")
+
+    def __init__(self, part: Mapping[str, Any], args_text: str, restore: bool = False) -> None:
+        self.part = part
+        self.args_text = args_text
+        self.restore = restore
+        self.keeps_prefix = False
+        self.runnable = False
 
 
 class ToolExecutor:
@@ -58,12 +76,12 @@ class ToolExecutor:
                     f"tools[{name!r}] is not callable: tools= takes the functions the client "
                     "runs; the definitions sent to the agent go in tool_definitions="
                 )
-        if profile not in COMPILED_BY_PROFILE:
+        if profile not in CLIENT_BY_PROFILE:
             raise UsageError(f"unknown profile {profile!r}: expected one of {PROFILES}")
         self.runtime = runtime
         self.tools = dict(tools)
         self.profile = profile
-        self.machine = COMPILED_BY_PROFILE[profile]["tool_execution"]
+        self.machine = CLIENT_BY_PROFILE[profile]["tool_execution"]
         self.executions: list[Execution] = []
         self.diagnostics: list[ToolArgsDiagnostic] = []
         self._entries: dict[str, Entry] = {}
@@ -129,8 +147,7 @@ class ToolExecutor:
         if action not in DISCARDING:
             return
         for entry in self._entries.values():
-            if entry.life.can(action):
-                entry.life.fire(action)
+            entry.life.try_take(action, self, entry, Observed(entry.part, entry.args_text))
         if action == "cancel":
             self._cancelled_turn.cancelled(self.runtime)
         elif action == "reload":
@@ -197,8 +214,9 @@ class ToolExecutor:
         if changed:
             self._shown = seen = {i for _m, _c, ids in walked.values() for i in ids}
             for tool_call_id, entry in self._entries.items():
-                if tool_call_id not in seen and entry.life.can("observe_removed"):
-                    entry.life.fire("observe_removed")
+                if tool_call_id not in seen:
+                    observed = Observed(entry.part, entry.args_text)
+                    entry.life.try_take("observe_removed", self, entry, observed)
         if not runtime.is_running and not restore:
             self._settle_waiting()
 
@@ -244,8 +262,9 @@ class ToolExecutor:
             entry.part = part
             entry.result = result_of(part)
             self._entries[tool_call_id] = entry
-            taken = entry.life.fire("observe_call", self._guards(entry, part, args_text, restore))
-            if "record_restored" not in taken.effects:
+            entry.life.take("observe_call", self, entry, Observed(part, args_text, restore))
+            if entry.life.state != "restored":
+                # The reference tracker opens a part stream for every live call it is shown.
                 self._open_stream(entry, has_result=bool(entry.result))
             return
         if restore and entry.life.state != "restored":
@@ -263,26 +282,11 @@ class ToolExecutor:
             self._observe_args(entry, part, args_text)
 
     def _observe_args(self, entry: Entry, part: Mapping[str, Any], args_text: str) -> None:
-        taken = self._fire(entry, "observe_args", part, args_text)
-        if taken is None:
+        observed = Observed(part, args_text)
+        if entry.life.try_take("observe_args", self, entry, observed) is None:
             return
-        effects = taken.effects
-        if "keep_stale_prefix" in effects:
-            if entry.diverged == args_text:
-                return
-            entry.diverged = args_text
-            self._report(
-                "TOOL-ARGS-DIVERGED",
-                f"tool call {entry.life.instance}: argsText {args_text!r} does not extend the "
-                f"tracked {entry.args_text!r}; the tracked arguments are kept",
-                entry.life.instance,
-            )
-        else:
+        if not observed.keeps_prefix:
             entry.args_text = args_text
-            if "promote_restored" in effects:
-                self._open_stream(entry, has_result=False)
-            elif "append_args" in effects:
-                entry.holds = 0  # its stream was written to
 
     def _open_stream(self, entry: Entry, *, has_result: bool) -> None:
         """The reference tracker opens a part stream for a live call: every stream still
@@ -293,42 +297,97 @@ class ToolExecutor:
         entry.streams = not has_result
         entry.holds = 0
 
-    def _fire(self, entry: Entry, trigger: str, part: Mapping[str, Any], args_text: str):
-        guards = self._guards(entry, part, args_text, restore=False)
-        if not entry.life.can(trigger, guards):
-            return None
-        return entry.life.fire(trigger, guards)
+    def _fire(self, entry: Entry, trigger: str, part: Mapping[str, Any], args_text: str) -> Any:
+        return entry.life.try_take(trigger, self, entry, Observed(part, args_text))
 
-    def _guards(
-        self, entry: Entry, part: Mapping[str, Any], args_text: str, restore: bool
-    ) -> Callable[[str], bool]:
-        def guard(name: str) -> bool:
-            if name == "is_restore":
-                return restore
-            if name == "has_result":
-                return "result" in part and not part.get("isPreliminary")
-            if name == "has_approval":
-                return part.get("approval") is not None
-            if name == "is_registered":
-                return entry.name in self.tools
-            if name == "in_discarded_turn":
-                return entry.life.instance in self._discarded
-            if name == "extends_prefix":
-                return args_text.startswith(entry.args_text)
-            if name == "equivalent_json":
-                old, new = parse_args(entry.args_text), parse_args(args_text)
-                return old is not NOT_JSON and new is not NOT_JSON and equal_json(old, new)
-            if name == "divergent_complete":
-                return parse_args(args_text) is not NOT_JSON
-            if name == "args_complete":
-                return parse_args(entry.args_text) is not NOT_JSON
-            if name == "tool_raised":
-                return entry.raised
-            if name == "off_thread":
-                return entry.life.instance not in self._shown
-            return False
+    # -- the tool_execution table's guards and effects for the client ----------------------------
+    # They take (executor, entry, observed): the tracked call and what an update showed of it.
 
-        return guard
+    @CLIENT.guard(_EXECUTION)
+    def is_restore(self, entry: Entry, observed: Observed) -> bool:
+        return observed.restore
+
+    @CLIENT.guard(_EXECUTION)
+    def has_result(self, entry: Entry, observed: Observed) -> bool:
+        part = observed.part
+        return "result" in part and not part.get("isPreliminary")
+
+    @CLIENT.guard(_EXECUTION)
+    def has_approval(self, entry: Entry, observed: Observed) -> bool:
+        return observed.part.get("approval") is not None
+
+    @CLIENT.guard(_EXECUTION)
+    def is_registered(self, entry: Entry, observed: Observed) -> bool:
+        return entry.name in self.tools
+
+    @CLIENT.guard(_EXECUTION)
+    def in_discarded_turn(self, entry: Entry, observed: Observed) -> bool:
+        return entry.life.instance in self._discarded
+
+    @CLIENT.guard(_EXECUTION)
+    def extends_prefix(self, entry: Entry, observed: Observed) -> bool:
+        return observed.args_text.startswith(entry.args_text)
+
+    @CLIENT.guard(_EXECUTION)
+    def equivalent_json(self, entry: Entry, observed: Observed) -> bool:
+        old, new = parse_args(entry.args_text), parse_args(observed.args_text)
+        return old is not NOT_JSON and new is not NOT_JSON and equal_json(old, new)
+
+    @CLIENT.guard(_EXECUTION)
+    def divergent_complete(self, entry: Entry, observed: Observed) -> bool:
+        return parse_args(observed.args_text) is not NOT_JSON
+
+    @CLIENT.guard(_EXECUTION)
+    def args_complete(self, entry: Entry, observed: Observed) -> bool:
+        return parse_args(entry.args_text) is not NOT_JSON
+
+    @CLIENT.guard(_EXECUTION)
+    def tool_raised(self, entry: Entry, observed: Observed) -> bool:
+        return entry.raised
+
+    @CLIENT.guard(_EXECUTION)
+    def off_thread(self, entry: Entry, observed: Observed) -> bool:
+        return entry.life.instance not in self._shown
+
+    @CLIENT.effect(_EXECUTION)
+    def promote_restored(self, entry: Entry, observed: Observed) -> None:
+        """A live update changed a restored call: its part stream opens (its argsText is
+        tracked once the edge is taken)."""
+        self._open_stream(entry, has_result=False)
+
+    @CLIENT.effect(_EXECUTION)
+    def append_args(self, entry: Entry, observed: Observed) -> None:
+        """Its part stream was written to: no longer held (its argsText is tracked once the
+        edge is taken)."""
+        entry.holds = 0
+
+    @CLIENT.effect(_EXECUTION)
+    def keep_stale_prefix(self, entry: Entry, observed: Observed) -> None:
+        observed.keeps_prefix = True
+        args_text = observed.args_text
+        if entry.diverged == args_text:
+            return
+        entry.diverged = args_text
+        self._report(
+            "TOOL-ARGS-DIVERGED",
+            f"tool call {entry.life.instance}: argsText {args_text!r} does not extend the "
+            f"tracked {entry.args_text!r}; the tracked arguments are kept",
+            entry.life.instance,
+        )
+
+    @CLIENT.effect(_EXECUTION)
+    def report_stale_args(self, entry: Entry, observed: Observed) -> None:
+        self._report(
+            "TOOL-ARGS-STALE",
+            f"tool call {entry.life.instance}: the run settled and argsText "
+            f"{entry.args_text!r} does not parse; {entry.name!r} is not run and no "
+            "error result is submitted",
+            entry.life.instance,
+        )
+
+    @CLIENT.effect(_EXECUTION)
+    def call_tool(self, entry: Entry, observed: Observed) -> None:
+        observed.runnable = True
 
     # -- execution -------------------------------------------------------------------------------
 
@@ -337,18 +396,9 @@ class ToolExecutor:
         for entry in list(self._entries.values()):
             if entry.life.state not in ("streaming", "stuck"):
                 continue
-            taken = self._fire(entry, "run_settled", entry.part, entry.args_text)
-            if taken is None:
-                continue
-            if "report_stale_args" in taken.effects:
-                self._report(
-                    "TOOL-ARGS-STALE",
-                    f"tool call {entry.life.instance}: the run settled and argsText "
-                    f"{entry.args_text!r} does not parse; {entry.name!r} is not run and no "
-                    "error result is submitted",
-                    entry.life.instance,
-                )
-            elif "call_tool" in taken.effects:
+            observed = Observed(entry.part, entry.args_text)
+            entry.life.try_take("run_settled", self, entry, observed)
+            if observed.runnable:
                 runnable.append(entry)
         if START_ORDER[self.profile] == "stream":
             position = {
@@ -378,9 +428,9 @@ class ToolExecutor:
         except Exception as exc:  # noqa: BLE001 - a tool's failure is its error result
             entry.raised = True
             result = f"Error: {exc}"
-        if not entry.life.can("add_tool_result", {"tool_raised": entry.raised}):
+        observed = Observed(entry.part, entry.args_text)
+        if entry.life.try_take("add_tool_result", self, entry, observed) is None:
             return  # a result from elsewhere arrived while the tool ran
-        entry.life.fire("add_tool_result", {"tool_raised": entry.raised})
         try:
             await self.runtime.add_tool_result(entry.life.instance, result, is_error=entry.raised)
         except Exception as exc:  # noqa: BLE001 - the runtime reports a failed resume itself
@@ -394,3 +444,25 @@ class ToolExecutor:
 
 
 __all__ = ["Execution", "Tool", "ToolArgsDiagnostic", "ToolExecutor", "tool_call_parts"]
+
+
+_TRACKS = "runtime.tool_executor.ToolExecutor: it tracks the argsText the update showed"
+CLIENT.performed_by(_EXECUTION, _TRACKS, "record_restored", "track_args")
+CLIENT.performed_by(
+    _EXECUTION,
+    _TRACKS,
+    "adopt_equivalent",
+    "replace_args",
+    "ignore_changed_args",
+)
+CLIENT.performed_by(
+    _EXECUTION, "runtime.tool_executor.ToolExecutor._run_tool", "submit_result", "submit_error"
+)
+CLIENT.state_only(
+    _EXECUTION,
+    "skip_execution",
+    "discard_pending",
+    "drop_own_result",
+    "ignore_result_change",
+    "keep_entry",
+)

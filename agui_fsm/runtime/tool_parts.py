@@ -9,13 +9,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from agui_fsm.errors import AguiFsmError
-from agui_fsm.jsondepth import check_text_depth
+from agui_fsm.jsonwire import check_text_depth
 from agui_fsm.machines.table import Lifecycle
 
 Tool = Callable[[Any], Any]
 NOT_JSON = object()
 UNCHANGED = object()
 DELTA_TRIGGERS = frozenset({"TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT"})
+
+
+EXECUTOR_DIAGNOSTICS = ("TOOL-ARGS-STALE", "TOOL-ARGS-DIVERGED", "TOOL-PART-MALFORMED")
+"""The ids of what the tool executor reports about its own decisions on the thread's
+tool-call parts (:class:`ToolArgsDiagnostic`). They are not rules of the event stream: every
+other id the runtime reports is a rule of the conformance catalogue."""
 
 
 class ToolArgsDiagnostic(AguiFsmError):

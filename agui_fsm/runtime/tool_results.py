@@ -1,40 +1,51 @@
-"""Tool results on the thread: the client's, auto-cancellation, results of a later run.
+"""Tool results on the thread: which message a result lands on, and what the thread does
+once it has landed. What a result does to the call is the tool_call table's edge and its
+effects (:mod:`agui_fsm.aggregator.tool_results`); this module finds the call's machine and
+part, takes the edge with a :class:`~agui_fsm.aggregator.tool_results.MessageToolCall` of
+the part, writes the part back, and completes the message when every call has a result.
 
-:class:`ToolResults` records a result on its tool-call part and fires the call's
-machine. A result the client adds completes the message when every tool call has one;
-the caller learns which message completed (a resume run is due for it). A
-TOOL_CALL_RESULT or mcp-apps ACTIVITY_SNAPSHOT for a call of an earlier message lands on
-that message and may complete it, but makes no resume due: the run that delivered it is
-streaming.
+A result the client adds (``add_tool_result``) completes the message when every tool call
+has one; the caller learns which message completed (a resume run is due for it). A
+TOOL_CALL_RESULT or mcp-apps ACTIVITY_SNAPSHOT for a call of an earlier message
+(``RunContext.dispatch`` routes it here) lands on that message and may complete it, but
+makes no resume due: the run that delivered it is streaming. A MESSAGES_SNAPSHOT's messages
+keep the results the thread showed that their producer had not seen yet
+(:func:`keep_known_results`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agui_fsm.aggregator.mcp import (
-    app_server_id,
-    is_mcp_app_uri,
-    parse_mcp_tool_call_result,
-    read_mcp_app_resource_uri,
+from agui_fsm.aggregator.outcome import StatusChange
+from agui_fsm.aggregator.parts import MISSING
+from agui_fsm.aggregator.tool_results import (
+    ClientResult,
+    Imported,
+    MessageToolCall,
+    is_resolved,
+    known_results,
 )
-from agui_fsm.aggregator.parts import json_stringify, try_parse_json
+from agui_fsm.machines.table import CompiledMachine, Lifecycle
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_value
 from agui_fsm.runtime.history import HistorySync
-from agui_fsm.runtime.messages import CANCELLED_RESULT, Message, is_resolved
+from agui_fsm.runtime.messages import TOOL_MACHINE, Message, new_status_life, status_for
 from agui_fsm.runtime.pending import all_resolved, owner_of_tool_call, pending_tool_calls
 from agui_fsm.runtime.repository import MessageRepository
 
 
-def fire_tool_edge(message: Message, tool_call_id: str, trigger: str, guards: Any = None) -> Any:
-    """Fire a client-side edge of the call's tool_call machine, if it has one there."""
-    guards = {"by_client": True, **(guards or {})}
-    life = message.tool_life(tool_call_id)
-    if life is not None and life.can(trigger, guards):
-        return life.fire(trigger, guards)
-    return None
+def take_tool_edge(message: Message, call: MessageToolCall, trigger: str, cause: Any) -> Any:
+    """Take the call's client-side ``trigger`` edge on the message, if it has one there;
+    the effects write ``call``. A call the message shows without a machine (a message handed
+    over whole) gets one, imported from its part, first."""
+    life = message.tool_life(call.tool_call_id)
+    if life is None:
+        life = Lifecycle(TOOL_MACHINE, call.tool_call_id)
+        imported = MessageToolCall(message, call.tool_call_id, call.parts[:1])
+        life.take("import_snapshot", None, None, imported, Imported(life))
+    return life.try_take(trigger, None, None, call, cause)
 
 
 class ToolResults:
@@ -74,10 +85,10 @@ class ToolResults:
         life = self.assistants.status_life(message)
         if life.state != "requires_action_tool_calls" or not all_resolved(message):
             return False
-        guards = {"all_tool_calls_resolved": True}
-        if not life.can(trigger, guards):
+        change = StatusChange()
+        if life.machine.plan(life.state, trigger, message, change) is None:
             return False
-        self.assistants.set_status(message, life, trigger, guards)
+        self.assistants.set_status(message, life, trigger, change)
         self.notify()
         self.history.persist_assistant(message)
         return True
@@ -94,39 +105,35 @@ class ToolResults:
         """The client's result: whether a part matched, and the message it completed."""
         check_value("add_tool_result", (result, artifact))
         message = self._assistant(message_id or self.owner_of(tool_call_id))
-        if message is None or not any(
-            p.get("type") == "tool-call" and p.get("toolCallId") == tool_call_id
-            for p in message.content
-        ):
+        positions = message.tool_positions(tool_call_id) if message is not None else ()
+        if not positions:
             return False, None
-        replaced = _shown_result(message, tool_call_id)
-        content = []
-        for part in message.content:
-            if part.get("type") == "tool-call" and part.get("toolCallId") == tool_call_id:
-                part = {k: v for k, v in part.items() if k not in ("artifact", "isError")}
-                part["result"] = result
-                if artifact is not None:
-                    part["artifact"] = artifact
-                if is_error is not None:
-                    part["isError"] = is_error
-            content.append(part)
-        taken = fire_tool_edge(message, tool_call_id, "add_tool_result")
-        # Before set_content: the override is recorded against the snapshot still attached.
-        if taken is not None and "override_result" in taken.effects:
-            message.override(tool_call_id, replaced)
-        elif (
-            taken is not None
-            and "override_stream_result" in taken.effects
-            and message.source is None
-            and (snapshot := self.streaming_into(message.id)) is not None
-        ):
-            part = _tool_part(snapshot.content, tool_call_id)
-            if part is not None and "result" in part:
-                message.override(tool_call_id, part["result"])
-        message.set_content(content)
+        content = message.content
+        source = message.source
+        shown = _tool_part(source.content if source is not None else content, tool_call_id)
+        call = MessageToolCall(
+            message,
+            tool_call_id,
+            [content[i] for i in positions],
+            shown_result=shown.get("result") if shown is not None else None,
+            streamed_result=self._streamed_result(message, tool_call_id),
+        )
+        # The override effects record against the snapshot still attached: before the write.
+        take_tool_edge(message, call, "add_tool_result", ClientResult(result, artifact, is_error))
+        written = list(content)
+        for position, part in zip(positions, call.parts, strict=True):
+            written[position] = part
+        message.set_content(written)
         self.notify()
         completed = self.complete_if_resolved(message.id, "add_tool_result")
         return True, message.id if completed else None
+
+    def _streamed_result(self, message: Message, tool_call_id: str) -> Any:
+        """The result the run streaming into ``message`` has for the call, when the message no
+        longer shows that run's snapshot (a snapshot or a history put a copy in its place)."""
+        snapshot = self.streaming_into(message.id) if message.source is None else None
+        part = _tool_part(snapshot.content, tool_call_id) if snapshot is not None else None
+        return part["result"] if part is not None and "result" in part else MISSING
 
     def cancel_unresolved(self, message_id: str) -> None:
         """Resolve every unanswered call of the message as cancelled, then complete it."""
@@ -136,8 +143,9 @@ class ToolResults:
         content = []
         for part in message.content:
             if part.get("type") == "tool-call" and not is_resolved(part):
-                fire_tool_edge(message, part["toolCallId"], "auto_cancel")
-                part = {**part, "result": dict(CANCELLED_RESULT), "isError": True}
+                call = MessageToolCall(message, part["toolCallId"], [part])
+                take_tool_edge(message, call, "auto_cancel", None)
+                part = call.parts[0]
             content.append(part)
         message.set_content(content)
         self.notify()
@@ -152,94 +160,38 @@ class ToolResults:
             self.cancel_unresolved(pending[0])
 
     def cross_run_result(self, message_id: str, event: Any) -> None:
-        """A TOOL_CALL_RESULT for a tool call of an earlier message: record it there and
-        complete that message if it is resolved now, but start no resume (the run that
-        delivered it is streaming)."""
+        """A TOOL_CALL_RESULT for a tool call of an earlier message: its edge on that
+        message's part, then complete the message if it is resolved now, but start no resume
+        (the run that delivered it is streaming)."""
         message = self.repo.get(message_id)[0]  # type: ignore[index]
-        content_text = event.content or ""
-        mcp = parse_mcp_tool_call_result(event.model_extra or {}, content_text)
-        app_uri = read_mcp_app_resource_uri(mcp.get("_meta")) if mcp else None
-        if mcp is not None and isinstance(mcp.get("isError"), bool):
-            is_error: bool | None = mcp["isError"]
-        else:
-            is_error = False if getattr(event, "role", None) == "tool" else None
         positions = message.tool_positions(event.tool_call_id)
         for position in positions:
-            part = message.content[position]
-            app_result = (
-                ("mcp" in part and "app" in part["mcp"])
-                and isinstance(part.get("result"), dict)
-                and isinstance(part["result"].get("content"), list)
-            )
-            part = dict(part)
-            if app_result:
-                if "modelContent" not in part and content_text:
-                    part["modelContent"] = [{"type": "text", "text": content_text}]
-                if "isError" not in part and is_error is not None:
-                    part["isError"] = is_error
-                guards = {"has_app_result": True}
-            else:
-                part["result"] = mcp if mcp is not None else try_parse_json(content_text)
-                if mcp is not None:
-                    part["modelContent"] = [{"type": "text", "text": content_text}]
-                if is_error is not None:
-                    part["isError"] = is_error
-                if "mcp" not in part and app_uri is not None:
-                    part["mcp"] = {"app": {"resourceUri": app_uri}}
-                guards = {}
-            if event.message_id:
-                part["unstable_toolMessageId"] = event.message_id
-            fire_tool_edge(message, event.tool_call_id, "TOOL_CALL_RESULT", guards)
-            message.set_part(position, part)
+            call = MessageToolCall(message, event.tool_call_id, [message.content[position]])
+            take_tool_edge(message, call, "TOOL_CALL_RESULT", event)
+            message.set_part(position, call.parts[0])
         if not positions:
             return
         self.notify()
         self.complete_if_resolved(message_id, "TOOL_CALL_RESULT")
 
     def cross_run_activity(self, message_id: str, tool_call_id: str, event: Any) -> None:
-        content_in = event.content
-        uri = content_in.get("resourceUri")
-        if not is_mcp_app_uri(uri):
-            return
-        server = app_server_id(content_in)
-        result = content_in.get("result")
+        """An mcp-apps ACTIVITY_SNAPSHOT for a tool call of an earlier message."""
         message = self.repo.get(message_id)[0]  # type: ignore[index]
-        matched = False
-        content = []
-        for part in message.content:
-            if part.get("type") == "tool-call" and part.get("toolCallId") == tool_call_id:
-                matched = True
-                part = dict(part)
-                part["mcp"] = {
-                    "app": {"resourceUri": uri, **({"serverId": server} if server else {})}
-                }
-                if isinstance(result, dict):
-                    if "result" in part and "modelContent" not in part:
-                        previous = part["result"]
-                        text = previous if isinstance(previous, str) else json_stringify(previous)
-                        part["modelContent"] = [{"type": "text", "text": text}]
-                    part["result"] = result
-                    part["isError"] = result.get("isError") is True
-                fire_tool_edge(
-                    message,
-                    tool_call_id,
-                    "ACTIVITY_SNAPSHOT",
-                    {"is_mcp_app": True, "snapshot_has_result": isinstance(result, dict)},
-                )
-            content.append(part)
-        if not matched:
+        positions = message.tool_positions(tool_call_id)
+        if not positions:
+            return
+        content = list(message.content)
+        changed = False
+        for position in positions:
+            call = MessageToolCall(message, tool_call_id, [content[position]])
+            if take_tool_edge(message, call, "ACTIVITY_SNAPSHOT", event) is not None:
+                content[position] = call.parts[0]
+                changed = True
+        if not changed:
             return
         message.set_content(content)
         self.notify()
         self.complete_if_resolved(message_id, "ACTIVITY_SNAPSHOT")
-
-
-def _shown_result(message: Message, tool_call_id: str) -> Any:
-    """The result the run's aggregator shows for the call (what a client result replaces);
-    the message's own once no run writes it."""
-    source = message.source
-    part = _tool_part(source.content if source is not None else message.content, tool_call_id)
-    return part.get("result") if part is not None else None
 
 
 def _tool_part(parts: list[dict[str, Any]], tool_call_id: str) -> dict[str, Any] | None:
@@ -247,3 +199,40 @@ def _tool_part(parts: list[dict[str, Any]], tool_call_id: str) -> dict[str, Any]
         if part.get("type") == "tool-call" and part.get("toolCallId") == tool_call_id:
             return part
     return None
+
+
+def keep_known_results(
+    converted: Iterable[Message],
+    thread: Iterable[Message],
+    machines: Mapping[str, CompiledMachine],
+) -> None:
+    """A MESSAGES_SNAPSHOT's messages (``converted``) against the ``thread`` they replace:
+    each unresolved tool call the thread showed a result for takes ``import_snapshot`` with
+    that result known (``keep_known_result`` keeps it, in the spec profile; the reference's
+    snapshot producer had not seen it yet); a message left with no unresolved call then
+    imports complete instead of requiring action."""
+    known = known_results(thread)
+    tool_machine = machines["tool_call"]
+    for message in converted:
+        if message.role != "assistant" or not known:
+            continue
+        changed = False
+        content = []
+        for part in message.content:
+            tool_call_id = part.get("toolCallId")
+            if part.get("type") == "tool-call" and not is_resolved(part) and tool_call_id in known:
+                life = Lifecycle(tool_machine, tool_call_id)
+                call = MessageToolCall(message, tool_call_id, [part])
+                life.take("import_snapshot", None, None, call, Imported(life, known[tool_call_id]))
+                changed = changed or call.parts[0] != part
+                part = call.parts[0]
+            content.append(part)
+        if not changed:
+            continue
+        message.set_content(content)
+        if message.status_state == "requires_action_tool_calls" and all(
+            is_resolved(p) for p in content if p.get("type") == "tool-call"
+        ):
+            message.status = status_for("complete")
+            message.status_life = new_status_life(message, "complete")
+            message.status_life.machine = machines["message_status"]

@@ -9,7 +9,7 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agui_fsm.conformance import thread
+from agui_fsm import json_patch
 
 keys = st.sampled_from(["a", "b", "-", "-", "", "0", "1", "a", "b", "x~1y", "~0"])
 leaves = st.recursive(
@@ -61,19 +61,19 @@ def operations(draw, doc) -> dict:
 )
 def test_the_same_as_jsonpatch(case):
     doc, ops = case
-    mine = thread.apply_ops(copy.deepcopy(doc), copy.deepcopy(ops))
-    with mock.patch.object(thread, "_set_in_object", lambda doc, op: False):
-        theirs = thread.apply_ops(copy.deepcopy(doc), copy.deepcopy(ops))
+    mine = json_patch.apply_ops(copy.deepcopy(doc), copy.deepcopy(ops))
+    with mock.patch.object(json_patch, "set_in_place", lambda doc, op: False):
+        theirs = json_patch.apply_ops(copy.deepcopy(doc), copy.deepcopy(ops))
     assert mine == theirs
 
 
 def test_it_takes_the_common_operations():
     doc = {"a": {"b": 1}, "l": [1]}
-    assert thread._set_in_object(doc, {"op": "replace", "path": "/a/b", "value": 2})
-    assert thread._set_in_object(doc, {"op": "add", "path": "/a/c", "value": 3})
-    assert not thread._set_in_object(doc, {"op": "replace", "path": "/a/zz", "value": 0})
-    assert thread._set_in_object(doc, {"op": "add", "path": "/l/-", "value": 0})
-    assert not thread._set_in_object(doc, {"op": "add", "path": "/l/0", "value": 5})
-    assert not thread._set_in_object(doc, {"op": "replace", "path": "/l/-", "value": 5})
-    assert not thread._set_in_object(doc, {"op": "add", "path": "/l/0/x", "value": 5})
+    assert json_patch.set_in_place(doc, {"op": "replace", "path": "/a/b", "value": 2})
+    assert json_patch.set_in_place(doc, {"op": "add", "path": "/a/c", "value": 3})
+    assert not json_patch.set_in_place(doc, {"op": "replace", "path": "/a/zz", "value": 0})
+    assert json_patch.set_in_place(doc, {"op": "add", "path": "/l/-", "value": 0})
+    assert not json_patch.set_in_place(doc, {"op": "add", "path": "/l/0", "value": 5})
+    assert not json_patch.set_in_place(doc, {"op": "replace", "path": "/l/-", "value": 5})
+    assert not json_patch.set_in_place(doc, {"op": "add", "path": "/l/0/x", "value": 5})
     assert doc == {"a": {"b": 2, "c": 3}, "l": [1, 0]}

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agui_fsm import jsonwire
-from agui_fsm.conformance.plain import plain_delta
+from agui_fsm.conformance.parse import plain_delta
 from agui_fsm.conformance.shape import CHECKS
-from agui_fsm.conformance.thread import ops_of
+from agui_fsm.json_patch import ops_of
 
 paths = st.sampled_from(["", "/", "/a", "/a/b", "/a~0b", "/a~1", "/a~2", "a", "/-", "/0"])
 values = st.one_of(

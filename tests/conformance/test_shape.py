@@ -26,7 +26,7 @@ from agui_fsm import event_shapes
 from agui_fsm.conformance.parse import explicit_nulls
 from agui_fsm.conformance.shape import CHECKS, EVENTS, JSON_POINTER, build, json_pointer
 from agui_fsm.conformance.shape_source import compile_table
-from agui_fsm.vocabulary import AGUI_EVENT_TYPES
+from agui_fsm.spec import AGUI_EVENT_TYPES
 
 STRICT = TypeAdapter(Event)
 MODELS = {

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from agui_fsm.aggregator import AGGREGATOR_EFFECTS, RunAggregator, RunSnapshot
+from agui_fsm.aggregator import RunAggregator, RunSnapshot
 from agui_fsm.events import parse_event
+from agui_fsm.machines.plans import CLIENT
 from agui_fsm.spec import TABLES
 from agui_fsm.trace import tracing
 
@@ -882,18 +883,25 @@ def test_freeze_keeps_a_snapshot() -> None:
 
 
 def test_every_effect_of_an_event_edge_is_implemented_by_the_aggregator_or_runtime() -> None:
-    runtime_effects = {
-        "import_part",
-        "record_client_result",
-        "record_cancellation",
-        "settle_approval",
-        "override_result",  # runtime/tool_results.py
-        "override_stream_result",  # runtime/tool_results.py
-        "keep_known_result",  # runtime/snapshots.py
-    }
+    import agui_fsm.runtime  # noqa: F401 - registers the runtime's effects
+
+    assert CLIENT.problems(TABLES.values()) == []
     for name in ("text_message", "reasoning_message", "tool_call"):
-        declared = set(TABLES[name].effects)
-        assert declared - AGGREGATOR_EFFECTS[name] <= runtime_effects, name
+        owners = CLIENT.owners(name)
+        assert set(owners) == set(TABLES[name].effects), name
+    # A tool call's results are decided in one module, whichever path brings them.
+    results = (
+        "record_backend_result",
+        "keep_app_result",
+        "record_app_result",
+        "record_client_result",
+        "override_result",
+        "override_stream_result",
+        "keep_known_result",
+        "record_cancellation",
+    )
+    for effect in results:
+        assert CLIENT.owner("tool_call", effect).startswith("agui_fsm.aggregator.tool_results.")
 
 
 def test_event_handling_takes_declared_transitions() -> None:

@@ -1,25 +1,67 @@
-"""The aggregator's lifecycle owners: each edge of a part machine has one owner."""
+"""The drivers' guards and effects: each name a table uses has exactly one implementation,
+registered beside the code it belongs to, and the plans bound to them follow the table."""
 
 from __future__ import annotations
 
-from agui_fsm.aggregator.apps import ToolApps
-from agui_fsm.aggregator.core import PART_OWNERS
-from agui_fsm.aggregator.reasoning import ReasoningParts
-from agui_fsm.aggregator.text import TextParts
-from agui_fsm.aggregator.tools import ToolCalls
+import pytest
+
+from agui_fsm.errors import InvalidTableError
+from agui_fsm.machines.plans import CLIENT, Driver
+from agui_fsm.machines.table import Lifecycle, MachineTable, edge
+from agui_fsm.spec import TABLES
+
+TOY = MachineTable(
+    name="toy",
+    description="a toy",
+    states=("a", "b", "c"),
+    initial="a",
+    terminal=("c",),
+    transitions=(
+        edge("go", "a", "c", when="never", do="skip"),
+        edge("go", "a", "b", when="ready", do=("count", "note")),
+        edge("go", "a", "c", do="count"),
+        edge("end", "b", "c"),
+    ),
+    guards={"never": "folded false", "ready": "read from the arguments"},
+    effects={"skip": "never run", "count": "counted", "note": "noted"},
+)
 
 
-def test_owners_of_one_machine_claim_disjoint_triggers() -> None:
-    for name, owners in PART_OWNERS.items():
-        claimed: set[str] = set()
-        for owner in owners:
-            assert owner.MACHINE.name == name
-            assert not claimed & owner.TRIGGERS, (name, owner.__name__)
-            claimed |= owner.TRIGGERS
-            assert set(owner.MACHINE.table.triggers) >= owner.TRIGGERS, owner.__name__
+def test_every_guard_and_effect_of_the_client_has_one_implementation() -> None:
+    import agui_fsm.runtime  # noqa: F401 - the client is complete once the runtime is imported
+
+    assert CLIENT.problems(TABLES.values()) == []
 
 
-def test_every_effect_method_is_an_effect_of_an_edge_its_owner_fires() -> None:
-    for owner in (TextParts, ReasoningParts, ToolCalls, ToolApps):
-        methods = {n.removeprefix("_fx_") for n in dir(owner) if n.startswith("_fx_")}
-        assert methods == owner.implemented_effects(), owner.__name__
+def test_the_plans_fold_constant_guards_and_run_the_registered_effects() -> None:
+    toy = Driver("toy")
+    seen: list[str] = []
+    toy.constant("toy", False, "never")
+    toy.guard("toy", "ready")(lambda log, ready: ready)
+    toy.effect("toy", "count")(lambda log, ready: log.append("count"))
+    toy.performed_by("toy", "the caller", "note", "skip")
+    assert toy.problems([TOY]) == []
+    assert toy.owner("toy", "note") == "the caller"
+    assert toy.owner("toy", "count").startswith(__name__)
+    machine = toy.machine(TOY)
+    life = Lifecycle(machine, "x")
+    assert life.take("go", seen, True).dest == "b" and seen == ["count"]
+    life = Lifecycle(machine, "y")
+    assert life.take("go", seen, False).dest == "c" and seen == ["count", "count"]
+    assert machine.fixed("b", "end").dest == "c"
+    assert machine.fixed("a", "go") is None  # it depends on a guard
+    assert life.try_take("go", seen, True) is None
+
+
+def test_a_missing_second_or_unused_implementation_is_reported() -> None:
+    toy = Driver("toy")
+    toy.guard("toy", "ready")(lambda *a: True)
+    toy.guard("toy", "ready")(lambda *a: False)
+    toy.effect("toy", "stray")(lambda *a: None)
+    problems = toy.problems([TOY])
+    assert "toy: guard 'ready' is implemented twice" in problems
+    assert "toy: guard 'never' has no toy reading" in problems
+    assert "toy: effect 'count' has no implementation" in problems
+    assert "toy: effect 'stray' is used by no edge" in problems
+    with pytest.raises(InvalidTableError):
+        toy.check([TOY])

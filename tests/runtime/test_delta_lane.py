@@ -1,4 +1,4 @@
-"""The delta lane (agui_fsm.runtime.lane) changes nothing a caller sees: every stream gives
+"""The delta lane (agui_fsm.runtime.deltas) changes nothing a caller sees: every stream gives
 the same updates, messages, statuses, diagnostics and errors with the lane as without it,
 and the light event it hands the aggregator reads as the delta's ag_ui.core model."""
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agui_fsm.events import LightArgsDelta, LightTextDelta, flat_delta
 from agui_fsm.runtime import ThreadRuntime
-from agui_fsm.runtime.lane import DeltaLane
+from agui_fsm.runtime.deltas import DeltaLane
 from agui_fsm.trace import tracing
 
 TEXT = {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a"}

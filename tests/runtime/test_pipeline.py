@@ -267,3 +267,51 @@ def test_legacy_thinking_events_render_nothing_but_close_a_chunked_message() -> 
     run(rt.append("hi"))
     assert rt.messages[-1].content == [{"type": "text", "text": "xy"}]
     assert rt.messages[-1].status["type"] == "complete"
+
+
+def test_every_rule_id_the_runtime_reports_is_a_catalogued_rule() -> None:
+    """Every rule-like id written in the modules the runtime runs (the pipeline, the runtime,
+    the aggregator, event parsing, the JSON reader and patch engine, the HTTP agent) is a
+    rule of the conformance catalogue, or one of the tool executor's own diagnostics."""
+    import ast
+    import re
+    from pathlib import Path
+
+    import agui_fsm
+    from agui_fsm.conformance.rules import RULES
+    from agui_fsm.runtime.tool_parts import EXECUTOR_DIAGNOSTICS
+
+    root = Path(agui_fsm.__file__).parent
+    files = [
+        *root.glob("runtime/*.py"),
+        *root.glob("aggregator/*.py"),
+        *root.glob("http/*.py"),
+        *(root / name for name in ("events.py", "jsonwire.py", "json_patch.py")),
+    ]
+    rule_like = re.compile(r"^[A-Z]{2,}(-[A-Z0-9]+)+$")
+    found: dict[str, str] = {}
+    for path in files:
+        if not path.exists():
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            value = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(value, str) and rule_like.match(value):
+                found.setdefault(value, path.name)
+    assert "STATE-001" in found and "CHUNK-001" in found  # the scan sees the runtime's ids
+    assert not set(EXECUTOR_DIAGNOSTICS) & set(RULES)
+    unknown = {rid: where for rid, where in found.items() if rid not in RULES}
+    assert set(unknown) <= set(EXECUTOR_DIAGNOSTICS), unknown
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        {"type": "TEXT_MESSAGE_CHUNK", "delta": "x"},
+        {"type": "TOOL_CALL_CHUNK", "toolCallId": "t", "delta": "x"},
+        {"type": "REASONING_MESSAGE_CHUNK", "delta": "x"},
+    ],
+)
+def test_a_first_chunk_without_its_id_is_the_catalogue_chunk_001(chunk: dict) -> None:
+    with pytest.raises(ProtocolViolation) as caught:
+        ChunkExpander().feed(parse_event(chunk))
+    assert caught.value.rule == "CHUNK-001"

@@ -195,7 +195,7 @@ def test_a_failing_delta_is_reported_and_the_state_kept(patch: list) -> None:
     )
     run(rt.append("hi"))
     assert rt.state == {"count": 0}
-    assert [d.rule for d in rt.diagnostics] == ["STATE-DELTA"]
+    assert [d.rule for d in rt.diagnostics] == ["STATE-001"]
     assert rt.messages[-1].status["type"] == "complete"
     assert texts(rt.messages[-1]) == ["still here"]
 

@@ -15,7 +15,9 @@ THREAD: tuple[Rule, ...] = (
        from the last STATE_SNAPSHOT or the RUN_STARTED input, with the deltas since applied.
        Before any such base the state is unknown and deltas are not judged. The previous
        state is kept when the first operation fails; when a later one fails the state is
-       unknown until the next STATE_SNAPSHOT. @ag-ui/client only logs a warning.""",
+       unknown until the next STATE_SNAPSHOT. A path through __proto__ or
+       constructor/prototype does not apply either: the client's fast-json-patch refuses it,
+       and so does agui-fsm's runtime. @ag-ui/client only logs a warning.""",
         "stricter",
         ("AGUI302", "AGUI303"),
         reason="the client logs a warning and keeps its own state: from here on the client's state"

@@ -1,6 +1,6 @@
-"""The express lane against the general path, on streams that are mostly well formed.
+"""The fast paths against the general path, on streams that are mostly well formed.
 
-Random events (``test_quick.py``) rarely give the express lane a clean bracket to take: an
+Random events (``test_fast_paths.py``) rarely give a handler a clean bracket to take: an
 entity opened and closed the usual way, a run finished with nothing open. Here runs are
 built from well-formed pieces (a step, a text message, a reasoning block, a tool call with
 arguments, an end and a result, a state delta), then a few events are perturbed: dropped,
@@ -17,7 +17,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_quick import findings, general_only, jsonl, run
+from test_fast_paths import findings, general_only, jsonl, same_as_general, where_they_differ
 
 from agui_fsm.conformance.jsonl import JsonLines
 from agui_fsm.conformance.sources import check
@@ -154,7 +154,7 @@ def test_json_lines(evs):
     with general_only():
         theirs_seen: list = []
         theirs = check(iter(JsonLines(io.BytesIO(data))), on_violation=theirs_seen.append)
-    assert mine == theirs
+    assert mine == theirs, where_they_differ(evs)
     assert seen == theirs_seen
 
 
@@ -163,12 +163,10 @@ def test_json_lines(evs):
 def test_json_texts_and_dicts(evs):
     texts = [json.dumps(e, separators=(",", ":")).encode() for e in evs]
     for form in (texts, evs):
-        mine = run(form, line_numbers=True)
-        with general_only():
-            assert run(form, line_numbers=True) == mine
+        same_as_general(form, line_numbers=True)
 
 
-def test_a_clean_mixed_run_takes_the_express_lane():
+def test_a_clean_mixed_run_takes_the_fast_paths():
     evs = [
         {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
         {"type": "STEP_STARTED", "stepName": "plan"},
@@ -201,7 +199,7 @@ def test_a_clean_mixed_run_takes_the_express_lane():
 
     v._feed_struct = feed_struct  # type: ignore[method-assign]
     v.feed_lines(texts, [None] * len(texts))
-    assert general == ["RunStartedStruct"]  # everything after it took the express lane
+    assert general == ["RunStartedStruct"]  # everything after it took a fast path
     real = Validator()
     real.feed_lines(texts, [None] * len(texts))
     assert findings(real, []) == (len(evs), [], [])

@@ -3,9 +3,11 @@
 Streams are generated from a small vocabulary (so ids collide, messages close and reopen,
 deltas arrive for entities that are not open, subagent tags disagree, timestamps look like
 seconds, events carry fields they should not) and validated twice: once as they come (the
-quick lane, the msgspec structs, JSON Lines by the block) and once with every fast path
-turned off. Every violation (rule, severity, index, line, event type, message), every
-per-event answer and the event count must be the same, and so must ``fail_fast``.
+delta lanes, the handlers with the refusing reporter, the msgspec structs, JSON Lines by the
+block) and once with every fast path turned off. Every violation (rule, severity, index,
+line, event type, message), every per-event answer and the event count must be the same, and
+so must ``fail_fast``; where they are not, the failure says at which event and which checks
+of its step plan the fast paths refused (:func:`where_they_differ`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from agui_fsm.conformance import quick, structs
+from agui_fsm.conformance import deltas as delta_lanes
+from agui_fsm.conformance import structs
 from agui_fsm.conformance.jsonl import JsonLines
 from agui_fsm.conformance.sources import check
 from agui_fsm.conformance.validator import Validator
@@ -119,14 +122,16 @@ streams = st.lists(event(), max_size=40).map(
 
 @contextlib.contextmanager
 def general_only():
-    """Every fast path off: no quick or express lane, no struct, no plain STATE_DELTA."""
+    """Every fast path off: no delta lane, no handler called with the refusing reporter, no
+    struct, no plain STATE_DELTA."""
     with (
         mock.patch.object(structs, "decode_one", lambda text: None),
         mock.patch.object(structs, "decode_text", lambda text: None),
         mock.patch.object(structs, "decode_all", lambda texts: [None] * len(texts)),
-        mock.patch("agui_fsm.conformance.quick.lanes", lambda *args: quick.QuickLanes({}, {}, {})),
-        mock.patch("agui_fsm.conformance.express.lanes", lambda *args: {}),
-        mock.patch("agui_fsm.conformance.state_express.lanes", lambda *args: {}),
+        mock.patch(
+            "agui_fsm.conformance.deltas.lanes", lambda *args: delta_lanes.DeltaLanes({}, {})
+        ),
+        mock.patch("agui_fsm.conformance.validator._runner", lambda *args: lambda evs, i: 0),
         mock.patch("agui_fsm.conformance.validator.plain_delta", lambda text: None),
     ):
         yield
@@ -143,6 +148,43 @@ def run(stream: list, line_numbers: bool = False) -> tuple:
     v = Validator()
     answers = [v.feed(e, line=i + 1 if line_numbers else None) for i, e in enumerate(stream)]
     return findings(v, answers)
+
+
+def where_they_differ(stream: list, line_numbers: bool = False) -> str:
+    """Where the fast paths and the general path part, when they do: the first event whose
+    answers differ, what each path reported for it, and the checks of the event's step plan
+    the fast paths' handlers refused on it (none: a fast path took the event)."""
+    v: Validator
+    refused: list[tuple[int, str]] = []
+
+    def recording(rule: str, message: str) -> bool:
+        refused.append((v.events, rule))
+        return False
+
+    with (
+        mock.patch("agui_fsm.conformance.deltas.refuse", recording),
+        mock.patch("agui_fsm.conformance.validator.refuse", recording),
+    ):
+        v = Validator()
+        fast = [v.feed(e, line=i + 1 if line_numbers else None) for i, e in enumerate(stream)]
+    with general_only():
+        g = Validator()
+        general = [g.feed(e, line=i + 1 if line_numbers else None) for i, e in enumerate(stream)]
+    for i, (mine, theirs) in enumerate(zip(fast, general, strict=True)):
+        if [str(x) for x in mine] != [str(x) for x in theirs]:
+            checks = [rule for at, rule in refused if at == i] or ["none: taken"]
+            return (
+                f"event {i} {stream[i]!r}: fast paths {[str(x) for x in mine]}, general path "
+                f"{[str(x) for x in theirs]}; the fast paths refused on {checks}"
+            )
+    return "the answers agree event by event; the end-of-stream findings or counts differ"
+
+
+def same_as_general(stream: list, line_numbers: bool = False) -> None:
+    mine = run(stream, line_numbers)
+    with general_only():
+        theirs = run(stream, line_numbers)
+    assert mine == theirs, where_they_differ(stream, line_numbers)
 
 
 _ID_FIELD = {"TEXT_MESSAGE_CONTENT": "messageId", "TOOL_CALL_ARGS": "toolCallId"}
@@ -196,9 +238,7 @@ def jsonl(stream: list[dict]) -> bytes:
 @settings(max_examples=200)
 @given(streams)
 def test_wire_dicts(stream):
-    mine = run(stream)
-    with general_only():
-        assert run(stream) == mine
+    same_as_general(stream)
 
 
 @settings(max_examples=200)
@@ -207,17 +247,13 @@ def test_json_texts(stream, as_str):
     texts = [json.dumps(e, separators=(",", ":")).encode() for e in stream]
     if as_str:  # as SSE and JSON arrays hand them over
         texts = [t.decode() for t in texts]
-    mine = run(texts, line_numbers=True)
-    with general_only():
-        assert run(texts, line_numbers=True) == mine
+    same_as_general(texts, line_numbers=True)
 
 
 @settings(max_examples=200)
 @given(streams)
 def test_models(stream):
-    mine = run(models(stream))
-    with general_only():
-        assert run(models(stream)) == mine
+    same_as_general(models(stream))
 
 
 @settings(max_examples=200)
@@ -233,7 +269,7 @@ def test_json_lines_by_the_block(stream, fail_fast):
             fail_fast=fail_fast,
             on_violation=theirs_seen.append,
         )
-    assert mine == theirs
+    assert mine == theirs, where_they_differ(stream)
     assert seen == theirs_seen
 
 
@@ -272,7 +308,7 @@ _DELTA = {
     "reasoning": "REASONING_MESSAGE_CONTENT",
 }
 _KEY = {"text": "messageId", "tool": "toolCallId", "reasoning": "messageId"}
-# Each one a delta to an open entity that the quick lane must hand to the general path.
+# Each one a delta to an open entity that the delta lane must hand to the general path.
 STORIES = [
     [*_open(kind, _KEY[kind], "e", **opened), {"type": _DELTA[kind], _KEY[kind]: "e", **given}]
     for kind in ("text", "tool", "reasoning")
@@ -357,3 +393,15 @@ def test_runs_of_deltas_to_several_messages(story):
         theirs = (run(story), check(iter(JsonLines(io.BytesIO(data)))))
     assert mine == theirs
     assert mine[1].violations
+
+
+def test_a_state_delta_before_any_state_still_needs_json_pointer_paths():
+    # Found by test_json_texts: the STATE_DELTA struct leaves the pointer pattern out, and a
+    # delta to a state nobody sent is ignored, but not before the general parse's SCHEMA-004.
+    stream = [
+        b'{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+        b'{"type":"STATE_DELTA","delta":[{"op":"add","path":"n","value":1}]}',
+        b'{"type":"STATE_DELTA","delta":[{"op":"add","path":"/n","value":1}]}',
+    ]
+    same_as_general(stream)
+    assert [row[0] for row in run(stream)[1]] == ["SCHEMA-004", "RUN-007"]
