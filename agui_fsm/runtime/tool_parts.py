@@ -83,6 +83,7 @@ class Entry:
         "raised",
         "result",
         "streams",
+        "task",
     )
 
     def __init__(self, life: Lifecycle, name: str, args_text: str) -> None:
@@ -101,6 +102,8 @@ class Entry:
         self.holds = 0
         """Tool-call parts opened since this call's stream was last written to: each delays
         the call by one turn of the tracker's merge stream (the reference's start order)."""
+        self.task: Any = None
+        """The asyncio task running the tool, once it was called."""
 
 
 def tool_call_parts(messages: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
