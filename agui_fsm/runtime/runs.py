@@ -215,6 +215,9 @@ class Runs:
             await self._after(run)
         finally:
             self.queue.wake()  # the runs queued behind this one (close_run)
+            # The operation returns to its caller: the burst of updates is over (its
+            # continuation runs after the microtasks, the reference's tool tracker's too).
+            self.outlet.settle()
 
     async def _after(self, run: RunContext) -> None:
         if self._error is not None:

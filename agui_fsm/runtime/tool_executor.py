@@ -38,6 +38,8 @@ from agui_fsm.runtime.tool_parts import (
     Tool,
     ToolArgsDiagnostic,
     equal_json,
+    in_stream_order,
+    open_part_stream,
     parse_args,
     result_of,
     tool_call_parts,
@@ -281,7 +283,7 @@ class ToolExecutor:
             entry.life.take("observe_call", self, entry, Observed(part, args_text, restore))
             if entry.life.state != "restored":
                 # The reference tracker opens a part stream for every live call it is shown.
-                self._open_stream(entry, has_result=bool(entry.result))
+                open_part_stream(self._entries.values(), entry, has_result=bool(entry.result))
             return
         if restore and entry.life.state != "restored":
             return
@@ -303,15 +305,6 @@ class ToolExecutor:
             return
         if not observed.keeps_prefix:
             entry.args_text = args_text
-
-    def _open_stream(self, entry: Entry, *, has_result: bool) -> None:
-        """The reference tracker opens a part stream for a live call: every stream still
-        open is held one turn more (its merge stream's part-start barrier)."""
-        for other in self._entries.values():
-            if other.streams and other is not entry:
-                other.holds += 1
-        entry.streams = not has_result
-        entry.holds = 0
 
     def _fire(self, entry: Entry, trigger: str, part: Mapping[str, Any], args_text: str) -> Any:
         return entry.life.try_take(trigger, self, entry, Observed(part, args_text))
@@ -369,7 +362,7 @@ class ToolExecutor:
     def promote_restored(self, entry: Entry, observed: Observed) -> None:
         """A live update changed a restored call: its part stream opens (its argsText is
         tracked once the edge is taken)."""
-        self._open_stream(entry, has_result=False)
+        open_part_stream(self._entries.values(), entry, has_result=False)
 
     @CLIENT.effect(_EXECUTION)
     def append_args(self, entry: Entry, observed: Observed) -> None:
@@ -428,13 +421,8 @@ class ToolExecutor:
             if observed.runnable:
                 runnable.append(entry)
         if START_ORDER[self.profile] == "stream":
-            position = {
-                tool_call_id: at
-                for at, tool_call_id in enumerate(
-                    i for _m, _c, ids in self._walked.values() for i in ids
-                )
-            }
-            runnable.sort(key=lambda e: (e.holds, position.get(e.life.instance, 0)))
+            in_thread = (i for _m, _c, ids in self._walked.values() for i in ids)
+            runnable = in_stream_order(runnable, in_thread)
         for entry in runnable:
             self._start(entry)
 

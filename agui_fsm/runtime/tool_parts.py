@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,6 +104,24 @@ class Entry:
         the call by one turn of the tracker's merge stream (the reference's start order)."""
         self.task: Any = None
         """The asyncio task running the tool, once it was called."""
+
+
+def open_part_stream(entries: Iterable[Entry], entry: Entry, *, has_result: bool) -> None:
+    """The reference tracker opens a part stream for a live call: every stream still open
+    is held one turn more (its merge stream's part-start barrier)."""
+    for other in entries:
+        if other.streams and other is not entry:
+            other.holds += 1
+    entry.streams = not has_result
+    entry.holds = 0
+
+
+def in_stream_order(runnable: list[Entry], in_thread: Iterable[str]) -> list[Entry]:
+    """The calls one update makes runnable in the order the reference starts them (the
+    ``stream`` START_ORDER): fewest held turns first, then thread order (``in_thread``:
+    every toolCallId the thread shows, in order)."""
+    position = {tool_call_id: at for at, tool_call_id in enumerate(in_thread)}
+    return sorted(runnable, key=lambda e: (e.holds, position.get(e.life.instance, 0)))
 
 
 def tool_call_parts(messages: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
