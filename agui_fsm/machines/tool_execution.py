@@ -24,19 +24,22 @@ WAITING = ("streaming", "stuck")
 """Tracked calls that have not run yet: arguments may still change."""
 DONE = ("executing", "submitted")
 """Calls whose tool has been called: never called again."""
-TERMINAL = ("submitted", "skipped", "discarded", "unowned")
+TERMINAL = ("submitted", "skipped", "discarded", "cancelled", "unowned")
 DISCARDING = ("append", "reload", "cancel")
 
-#: The order in which the calls one update makes runnable start. ``@assistant-ui/core``
-#: 0.3.35 starts them last-first (an artefact of its stream pipeline, observable in the
-#: order tools are called); the spec profile follows the thread.
-START_ORDER = {"spec": "thread", "reference": "reverse"}
+#: The order in which the calls one update makes runnable start. The spec profile follows
+#: the thread. ``@assistant-ui/core`` 0.3.35 closes their arguments in thread order, but each
+#: call's part stream goes through assistant-stream 0.3.57's merge stream, which holds a part
+#: one microtask turn for every tool-call part opened after its last chunk (holdChild at each
+#: part-start): the calls start fewest held turns first, then in thread order. Calls streamed
+#: one after another so start last-first; calls opened before either's arguments, in order.
+START_ORDER = {"spec": "thread", "reference": "stream"}
 
 TOOL_EXECUTION = MachineTable(
     name="tool_execution",
     description="One client-executed tool call: tracked arguments, exactly one execution, "
     "its result submitted through add_tool_result.",
-    states=("absent", "restored", *WAITING, *DONE, "skipped", "discarded", "unowned"),
+    states=("absent", "restored", *WAITING, *DONE, "skipped", "discarded", "cancelled", "unowned"),
     initial="absent",
     terminal=TERMINAL,
     state_docs={
@@ -49,6 +52,8 @@ TOOL_EXECUTION = MachineTable(
         "submitted": "the tool's result (or its error) was submitted with add_tool_result",
         "skipped": "a result from elsewhere (backend, person) or an approval gate owns it",
         "discarded": "a new turn, a reload or a cancel ended its turn before it ran",
+        "cancelled": "a new turn, a reload or a cancel ended its turn while the tool ran; "
+        "whatever the tool returns later is dropped",
         "unowned": "no tool of this name is registered: the client does not run it",
     },
     transitions=(
@@ -75,23 +80,40 @@ TOOL_EXECUTION = MachineTable(
         *(edge("observe_args", state, state, do="keep_stale_prefix") for state in WAITING),
         edge("observe_result", WAITING, "skipped", when="has_result", do="skip_execution"),
         edge("interrupt", WAITING, "skipped", when="has_approval", do="skip_execution"),
+        *(edge("run_settled", state, state, when="off_thread") for state in WAITING),
         edge("run_settled", WAITING, "executing", when="args_complete", do="call_tool"),
         edge("run_settled", "streaming", "stuck", do="report_stale_args"),
         *(edge(action, WAITING, "discarded", do="discard_pending") for action in DISCARDING),
+        *(
+            edge(action, "executing", "cancelled", do="cancel_execution", profile="spec")
+            for action in DISCARDING
+        ),
+        *(
+            edge(action, "executing", "cancelled", do="submit_cancelled", profile="reference")
+            for action in DISCARDING
+        ),
         edge("add_tool_result", "executing", "submitted", when="tool_raised", do="submit_error"),
         edge("add_tool_result", "executing", "submitted", do="submit_result"),
         edge("observe_result", "executing", "skipped", when="has_result", do="drop_own_result"),
         *(
             edge("observe_args", state, state, do="ignore_changed_args")
-            for state in (*DONE, "skipped", "discarded", "unowned")
+            for state in (*DONE, "skipped", "discarded", "cancelled", "unowned")
         ),
         *(
             edge("observe_result", state, state, do="ignore_result_change")
-            for state in ("submitted", "skipped", "discarded", "unowned")
+            for state in ("submitted", "skipped", "discarded", "cancelled", "unowned")
         ),
         *(
             edge("observe_removed", state, state, do="keep_entry")
-            for state in ("restored", *WAITING, *DONE, "skipped", "discarded", "unowned")
+            for state in (
+                "restored",
+                *WAITING,
+                *DONE,
+                "skipped",
+                "discarded",
+                "cancelled",
+                "unowned",
+            )
         ),
     ),
     guards={
@@ -106,6 +128,8 @@ TOOL_EXECUTION = MachineTable(
         "divergent_complete": "the new argsText is not an extension of the tracked one and "
         "parses as JSON (#5130: a re-serialized final snapshot); the tool has not run yet",
         "args_complete": "the tracked argsText parses as JSON",
+        "off_thread": "the call is not on the visible thread (its message is on another "
+        "branch): the tracker closes the arguments only of the calls an update shows",
         "tool_raised": "the tool raised: its error becomes the result, isError true",
     },
     effects={
@@ -122,6 +146,11 @@ TOOL_EXECUTION = MachineTable(
         "report_stale_args": "the run settled with unparsable arguments: a diagnostic the host "
         "sees, never a parse-error tool result (#5130 direction 2)",
         "discard_pending": "the turn ended before the tool ran: it never runs",
+        "cancel_execution": "the turn ended while the tool ran: its task is cancelled (an "
+        "async tool receives CancelledError) and no result is submitted",
+        "submit_cancelled": "the turn ended while the tool ran: add_tool_result with 'Tool "
+        "execution was cancelled.', isError true, as assistant-stream answers an aborted "
+        "execute; the tool is left to finish",
         "submit_result": "add_tool_result with the tool's return value, isError false",
         "submit_error": "add_tool_result with 'Error: <message>', isError true",
         "drop_own_result": "a result arrived from elsewhere while the tool ran: the tool's "
