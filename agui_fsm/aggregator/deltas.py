@@ -1,6 +1,7 @@
 """The streaming deltas' step plans: a TEXT_MESSAGE_CONTENT or TOOL_CALL_ARGS that continues
-the part it names (most of a stream) takes that part's self-loop in the table, with none of
-the checks a first delta needs.
+the part it names (most of a stream) takes the step the table gives it from that part's state
+whatever the guards (the part's self-loop, or a tool call's first arguments), with none of
+the checks a first text delta needs.
 
 :meth:`RunAggregator.delta_plan <agui_fsm.aggregator.RunAggregator.delta_plan>` decides, once
 per part, whether a delta continues its part, and keeps the :class:`DeltaPlan` until the next
@@ -23,7 +24,7 @@ TEXT, ARGS = "TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS"
 
 class DeltaPlan:
     """A delta's step on the part it continues: the part's owner, the part, the state it is
-    in, and the self-loop step the table gives the delta there."""
+    in, and the step the table gives the delta there whatever the guards."""
 
     __slots__ = ("agg", "key", "owner", "part", "state", "step", "trigger")
 
@@ -39,11 +40,13 @@ class DeltaPlan:
     def take(self, event: Any) -> RunSnapshot:
         """Apply the delta ``event`` as ``RunAggregator.handle`` would; the snapshot ``emit``
         would hand on (not handed on)."""
-        agg, part, trigger = self.agg, self.part, self.trigger
+        agg, part, trigger, step = self.agg, self.part, self.trigger, self.step
+        life = part.life
         if ACTIVE_TRACES:
-            part.life.record(trigger, self.step.transition)
+            life.record(trigger, step.transition)
+        life.state = step.dest  # a self-loop's stays; the next delta's plan is read again
         owner, store = self.owner, agg.store
-        for effect in self.step.effects:
+        for effect in step.effects:
             effect(owner, store, part, event)
         agg.current_event = event
         if trigger is TEXT:
@@ -70,5 +73,5 @@ def plan_delta(agg: Any, trigger: str, key: Any) -> DeltaPlan | None:
         return None
     if part is None:
         return None
-    step = part.life.machine.loop(part.life.state, trigger)
+    step = part.life.machine.fixed(part.life.state, trigger)
     return None if step is None else DeltaPlan(agg, trigger, key, owner, part, step)

@@ -200,8 +200,10 @@ def test_the_lane_takes_the_common_deltas(monkeypatch) -> None:
     ]
     rt = ThreadRuntime(Agent(stream, False))
     asyncio.run(rt.append("go"))
-    # The first delta of each part takes the general way (it opens the stream).
-    assert taken == ["TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS"]
+    # A message's first delta takes the general way (it names the message and times the
+    # first token); a tool call's first arguments take the lane (their step from started
+    # has no guard).
+    assert taken == ["TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "TOOL_CALL_ARGS"]
     assert rt.messages[-1].content[0] == {"type": "text", "text": "aa"}
     assert rt.messages[-1].content[1]["argsText"] == '{"q":{"q":'
 
