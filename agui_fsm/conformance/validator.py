@@ -429,17 +429,18 @@ def _model_lanes(runs: Runs, handlers: dict[str, Any]) -> dict[type, deltas.Lane
 def _model_lane(
     kind: str, cls: type, handler: Callable[..., bool], quiet: Callable[[], bool]
 ) -> deltas.Lane:
-    names = tuple(name for name in cls.model_fields if name != "type")  # type: ignore[attr-defined]
-    scalars = SCALARS
+    # What the depth check reads as a leaf (the type field's enum is a str).
+    leaves = SCALARS | {type(cls.model_fields["type"].default)}  # type: ignore[attr-defined]
 
     def from_model(e: Any) -> bool:
         fields = e.__dict__
-        if fields.get("type") != kind:
-            return False
-        for name in names:
-            if type(fields.get(name)) not in scalars:
-                return False
-        return deltas.plausible(e.timestamp) and quiet() and handler(e, refuse)
+        return (
+            fields.get("type") == kind
+            and leaves.issuperset(map(type, fields.values()))
+            and deltas.plausible(e.timestamp)
+            and quiet()
+            and handler(e, refuse)
+        )
 
     return from_model
 
