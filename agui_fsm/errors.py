@@ -7,6 +7,8 @@
   allow from the current state; raised as a :class:`ProtocolViolation` when the
   trigger is an AG-UI event and as a :class:`UsageError` when it is a client
   action.
+* :class:`SettleTimeout`: :meth:`ThreadRuntime.settled` waited its timeout with work
+  still going on (a run streaming, an operation queued, a tool running).
 * :class:`TransportError`: the HTTP exchange with the agent failed (no
   connection, a non-2xx status, not an event stream, a dropped or stalled
   stream); raised by :class:`agui_fsm.HttpAgent`.
@@ -70,6 +72,15 @@ class InvalidTransition(AguiFsmError):
 
 class InvalidTableError(AguiFsmError):
     """A machine declaration failed the table checks in :mod:`agui_fsm.spec`."""
+
+
+class SettleTimeout(AguiFsmError, TimeoutError):
+    """``ThreadRuntime.settled(timeout=...)`` ran out of time; ``pending`` says what was
+    still going on. Nothing is cancelled: the thread keeps every update applied."""
+
+    def __init__(self, message: str, *, pending: dict[str, int]) -> None:
+        super().__init__(message)
+        self.pending = pending
 
 
 class TransportError(AguiFsmError):

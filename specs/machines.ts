@@ -813,6 +813,7 @@ export type ToolExecutionState =
   | "submitted"
   | "skipped"
   | "discarded"
+  | "cancelled"
   | "unowned";
 export type ToolExecutionTrigger =
   | "observe_call"
@@ -848,6 +849,8 @@ export type ToolExecutionEffect =
   | "call_tool"
   | "report_stale_args"
   | "discard_pending"
+  | "cancel_execution"
+  | "submit_cancelled"
   | "submit_result"
   | "submit_error"
   | "drop_own_result"
@@ -857,7 +860,7 @@ export type ToolExecutionEffect =
 export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, ToolExecutionGuard, ToolExecutionEffect> = {
   name: "tool_execution",
   description: "One client-executed tool call: tracked arguments, exactly one execution, its result submitted through add_tool_result.",
-  states: ["absent", "restored", "streaming", "stuck", "executing", "submitted", "skipped", "discarded", "unowned"],
+  states: ["absent", "restored", "streaming", "stuck", "executing", "submitted", "skipped", "discarded", "cancelled", "unowned"],
   stateDocs: {
     "absent": "no thread update has shown this toolCallId to the executor",
     "restored": "seen in loaded history or before the first live update: never run unless a live update changes it (C.1, C.2)",
@@ -867,10 +870,11 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     "submitted": "the tool's result (or its error) was submitted with add_tool_result",
     "skipped": "a result from elsewhere (backend, person) or an approval gate owns it",
     "discarded": "a new turn, a reload or a cancel ended its turn before it ran",
+    "cancelled": "a new turn, a reload or a cancel ended its turn while the tool ran; whatever the tool returns later is dropped",
     "unowned": "no tool of this name is registered: the client does not run it"
   },
   initial: "absent",
-  terminal: ["submitted", "skipped", "discarded", "unowned"],
+  terminal: ["submitted", "skipped", "discarded", "cancelled", "unowned"],
   guards: {
     "is_restore": "the update is history loading (isLoading) or the executor's first",
     "has_result": "the part carries a final result (A.5; result-first, PR #5107: the backend result wins over a divergent snapshot and no argument parse happens)",
@@ -895,6 +899,8 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     "call_tool": "call the registered tool once with the parsed tracked arguments",
     "report_stale_args": "the run settled with unparsable arguments: a diagnostic the host sees, never a parse-error tool result (#5130 direction 2)",
     "discard_pending": "the turn ended before the tool ran: it never runs",
+    "cancel_execution": "the turn ended while the tool ran: its task is cancelled (an async tool receives CancelledError) and no result is submitted",
+    "submit_cancelled": "the turn ended while the tool ran: add_tool_result with 'Tool execution was cancelled.', isError true, as assistant-stream answers an aborted execute; the tool is left to finish",
     "submit_result": "add_tool_result with the tool's return value, isError false",
     "submit_error": "add_tool_result with 'Error: <message>', isError true",
     "drop_own_result": "a result arrived from elsewhere while the tool ran: the tool's own result is dropped when it returns",
@@ -926,6 +932,12 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     {"trigger": "append", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["discard_pending"], "profile": null},
     {"trigger": "reload", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["discard_pending"], "profile": null},
     {"trigger": "cancel", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["discard_pending"], "profile": null},
+    {"trigger": "append", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["cancel_execution"], "profile": "spec"},
+    {"trigger": "reload", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["cancel_execution"], "profile": "spec"},
+    {"trigger": "cancel", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["cancel_execution"], "profile": "spec"},
+    {"trigger": "append", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["submit_cancelled"], "profile": "reference"},
+    {"trigger": "reload", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["submit_cancelled"], "profile": "reference"},
+    {"trigger": "cancel", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["submit_cancelled"], "profile": "reference"},
     {"trigger": "add_tool_result", "source": ["executing"], "dest": "submitted", "conditions": ["tool_raised"], "unless": [], "effects": ["submit_error"], "profile": null},
     {"trigger": "add_tool_result", "source": ["executing"], "dest": "submitted", "conditions": [], "unless": [], "effects": ["submit_result"], "profile": null},
     {"trigger": "observe_result", "source": ["executing"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": ["drop_own_result"], "profile": null},
@@ -933,10 +945,12 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     {"trigger": "observe_args", "source": ["submitted"], "dest": "submitted", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_args", "source": ["skipped"], "dest": "skipped", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_args", "source": ["discarded"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
+    {"trigger": "observe_args", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_args", "source": ["unowned"], "dest": "unowned", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_result", "source": ["submitted"], "dest": "submitted", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
     {"trigger": "observe_result", "source": ["skipped"], "dest": "skipped", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
     {"trigger": "observe_result", "source": ["discarded"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
+    {"trigger": "observe_result", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
     {"trigger": "observe_result", "source": ["unowned"], "dest": "unowned", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
     {"trigger": "observe_removed", "source": ["restored"], "dest": "restored", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
     {"trigger": "observe_removed", "source": ["streaming"], "dest": "streaming", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
@@ -945,6 +959,7 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     {"trigger": "observe_removed", "source": ["submitted"], "dest": "submitted", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
     {"trigger": "observe_removed", "source": ["skipped"], "dest": "skipped", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
     {"trigger": "observe_removed", "source": ["discarded"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
+    {"trigger": "observe_removed", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
     {"trigger": "observe_removed", "source": ["unowned"], "dest": "unowned", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
   ],
 };

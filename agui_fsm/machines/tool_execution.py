@@ -24,7 +24,7 @@ WAITING = ("streaming", "stuck")
 """Tracked calls that have not run yet: arguments may still change."""
 DONE = ("executing", "submitted")
 """Calls whose tool has been called: never called again."""
-TERMINAL = ("submitted", "skipped", "discarded", "unowned")
+TERMINAL = ("submitted", "skipped", "discarded", "cancelled", "unowned")
 DISCARDING = ("append", "reload", "cancel")
 
 #: The order in which the calls one update makes runnable start. ``@assistant-ui/core``
@@ -36,7 +36,7 @@ TOOL_EXECUTION = MachineTable(
     name="tool_execution",
     description="One client-executed tool call: tracked arguments, exactly one execution, "
     "its result submitted through add_tool_result.",
-    states=("absent", "restored", *WAITING, *DONE, "skipped", "discarded", "unowned"),
+    states=("absent", "restored", *WAITING, *DONE, "skipped", "discarded", "cancelled", "unowned"),
     initial="absent",
     terminal=TERMINAL,
     state_docs={
@@ -49,6 +49,8 @@ TOOL_EXECUTION = MachineTable(
         "submitted": "the tool's result (or its error) was submitted with add_tool_result",
         "skipped": "a result from elsewhere (backend, person) or an approval gate owns it",
         "discarded": "a new turn, a reload or a cancel ended its turn before it ran",
+        "cancelled": "a new turn, a reload or a cancel ended its turn while the tool ran; "
+        "whatever the tool returns later is dropped",
         "unowned": "no tool of this name is registered: the client does not run it",
     },
     transitions=(
@@ -78,20 +80,36 @@ TOOL_EXECUTION = MachineTable(
         edge("run_settled", WAITING, "executing", when="args_complete", do="call_tool"),
         edge("run_settled", "streaming", "stuck", do="report_stale_args"),
         *(edge(action, WAITING, "discarded", do="discard_pending") for action in DISCARDING),
+        *(
+            edge(action, "executing", "cancelled", do="cancel_execution", profile="spec")
+            for action in DISCARDING
+        ),
+        *(
+            edge(action, "executing", "cancelled", do="submit_cancelled", profile="reference")
+            for action in DISCARDING
+        ),
         edge("add_tool_result", "executing", "submitted", when="tool_raised", do="submit_error"),
         edge("add_tool_result", "executing", "submitted", do="submit_result"),
         edge("observe_result", "executing", "skipped", when="has_result", do="drop_own_result"),
         *(
             edge("observe_args", state, state, do="ignore_changed_args")
-            for state in (*DONE, "skipped", "discarded", "unowned")
+            for state in (*DONE, "skipped", "discarded", "cancelled", "unowned")
         ),
         *(
             edge("observe_result", state, state, do="ignore_result_change")
-            for state in ("submitted", "skipped", "discarded", "unowned")
+            for state in ("submitted", "skipped", "discarded", "cancelled", "unowned")
         ),
         *(
             edge("observe_removed", state, state, do="keep_entry")
-            for state in ("restored", *WAITING, *DONE, "skipped", "discarded", "unowned")
+            for state in (
+                "restored",
+                *WAITING,
+                *DONE,
+                "skipped",
+                "discarded",
+                "cancelled",
+                "unowned",
+            )
         ),
     ),
     guards={
@@ -122,6 +140,11 @@ TOOL_EXECUTION = MachineTable(
         "report_stale_args": "the run settled with unparsable arguments: a diagnostic the host "
         "sees, never a parse-error tool result (#5130 direction 2)",
         "discard_pending": "the turn ended before the tool ran: it never runs",
+        "cancel_execution": "the turn ended while the tool ran: its task is cancelled (an "
+        "async tool receives CancelledError) and no result is submitted",
+        "submit_cancelled": "the turn ended while the tool ran: add_tool_result with 'Tool "
+        "execution was cancelled.', isError true, as assistant-stream answers an aborted "
+        "execute; the tool is left to finish",
         "submit_result": "add_tool_result with the tool's return value, isError false",
         "submit_error": "add_tool_result with 'Error: <message>', isError true",
         "drop_own_result": "a result arrived from elsewhere while the tool ran: the tool's "

@@ -20,10 +20,11 @@ the collaborator owning that lifecycle (:class:`~agui_fsm.runtime.runs.Runs`,
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Unpack
 
-from agui_fsm.errors import UsageError
+from agui_fsm.errors import SettleTimeout, UsageError
 from agui_fsm.runtime.assembly import assemble
 from agui_fsm.runtime.guards import check_message_like, check_value
 from agui_fsm.runtime.messages import Message, default_id
@@ -190,6 +191,8 @@ class ThreadRuntime:
         run it waited for, which may have raised one), then auto-cancel."""
         if announce:
             self._outlet.announce(method)
+            if self.tool_executor is not None:
+                await self.tool_executor.aborted_answered()
         self._interrupts.assert_none_pending()
         await self._runs.take_turn(method)
         self._interrupts.assert_none_pending()
@@ -337,6 +340,48 @@ class ThreadRuntime:
     async def load_history(self) -> None:
         """Load the thread from the history adapter (once)."""
         await self._loader.load(lambda head: self._runs.start(head, self._runs.last_run_config))
+
+    def work_in_progress(self) -> dict[str, int]:
+        """What the thread's operations set off that has not settled yet, by kind (empty
+        when everything has): a run streaming (a resume tool results made due starts before
+        it settles), operations queued behind it, front-end tools running or submitting
+        their results."""
+        executor = self.tool_executor
+        counts = {
+            "runs streaming": int(self._runs.running),
+            "operations queued": self._runs.queue.waiting,
+            "tools running": executor.pending if executor is not None else 0,
+        }
+        return {kind: count for kind, count in counts.items() if count}
+
+    async def settled(self, timeout: float | None = None) -> None:
+        """Wait until everything the operations so far set off has settled: the active
+        run, the runs queued behind it, the resumes tool results make due, the front-end
+        tools a settled run started and the results and resumes they submit, and whatever
+        those set off in turn. Raises :class:`~agui_fsm.errors.SettleTimeout` after
+        ``timeout`` seconds (None: no limit); nothing is cancelled then."""
+        try:
+            await asyncio.wait_for(self._until_settled(), timeout)
+        except TimeoutError:
+            pending = self.work_in_progress()
+            if not pending:
+                return
+            listed = ", ".join(f"{count} {kind}" for kind, count in pending.items())
+            raise SettleTimeout(
+                f"the thread has not settled after {timeout} s: {listed}", pending=pending
+            ) from None
+
+    async def _until_settled(self) -> None:
+        while True:
+            executor = self.tool_executor
+            if self._runs.running or self._runs.queue.waiting:
+                await self._runs.queue.next_wake()
+            elif executor is not None and executor.busy:
+                await executor.settled()
+            else:
+                await asyncio.sleep(0)  # a task the last step scheduled gets its turn
+                if not self.work_in_progress():
+                    return
 
     async def flush_history(self) -> None:
         """Wait for history adapter calls in flight (asynchronous adapters)."""

@@ -84,10 +84,11 @@ class RunView:
 class RunQueue:
     """Operations waiting for the active run (and the resume it makes due) to settle."""
 
-    __slots__ = ("_waiters",)
+    __slots__ = ("_waiters", "_watchers")
 
     def __init__(self) -> None:
         self._waiters: list[asyncio.Future] = []
+        self._watchers: list[asyncio.Future] = []
 
     @property
     def waiting(self) -> int:
@@ -105,9 +106,17 @@ class RunQueue:
                 if future in self._waiters:
                     self._waiters.remove(future)
 
+    async def next_wake(self) -> None:
+        """Return at the next wake-up, after the operations waiting then have been woken;
+        a watcher is not a waiting operation."""
+        future = asyncio.get_running_loop().create_future()
+        self._watchers.append(future)
+        await future
+
     def wake(self) -> None:
-        """A run has settled: every waiter checks again."""
+        """A run has settled: every waiter checks again, then every watcher."""
         waiters, self._waiters = self._waiters, []
-        for future in waiters:
+        watchers, self._watchers = self._watchers, []
+        for future in (*waiters, *watchers):
             if not future.done():
                 future.set_result(None)

@@ -8,8 +8,11 @@ once the run has settled and its tracked arguments parse; its result goes back t
 :meth:`ThreadRuntime.add_tool_result`, which resumes the agent like any client result.
 
 It never raises into the runtime: a part it cannot read is skipped (and reported), a tool
-that raises becomes an error result. Wait for the tools a settled run started, and the
-resumes they caused, with :meth:`ToolExecutor.settled`.
+that raises becomes an error result. A new turn, a reload or a cancel ends the tools still
+running: the spec profile cancels their tasks and submits nothing; the reference profile
+submits "Tool execution was cancelled." for each, as ``@assistant-ui/core`` 0.3.35 does.
+Wait for everything the thread's operations set off, tools included, with
+:meth:`ThreadRuntime.settled <agui_fsm.runtime.ThreadRuntime.settled>`.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ from agui_fsm.spec import CLIENT_BY_PROFILE
 
 log = logging.getLogger("agui_fsm.runtime.tools")
 _EXECUTION = "tool_execution"
+CANCELLED_RESULT = "Tool execution was cancelled."
+"""The error result the reference profile submits for a tool whose turn ended while it ran."""
 
 
 class Observed:
@@ -90,6 +95,7 @@ class ToolExecutor:
         self._discarded_turn = False
         self._was_running = False
         self._tasks: set[asyncio.Task] = set()
+        self._answering_aborted = False
         self._observing = False
         self._closed = False
 
@@ -128,11 +134,21 @@ class ToolExecutor:
         while self.busy:
             await asyncio.wait(set(self._tasks))
 
+    async def aborted_answered(self) -> None:
+        """Let the results submitted for tools a turn's start ended reach the thread before
+        the turn goes on, as the reference's ``append`` and ``reload`` await the tracker's
+        abort: each submission records its result before its first wait, and one pass of
+        the event loop runs every submission scheduled."""
+        if self._answering_aborted:
+            self._answering_aborted = False
+            await asyncio.sleep(0)
+
     # -- what the runtime tells it ----------------------------------------------------------
 
     def on_action(self, action: str) -> None:
         """The user starts a new turn (``append``), a ``reload`` or a ``cancel``: calls whose
-        tool has not run yet never run (the reference's ``abort({discardPending})``)."""
+        tool has not run yet never run, and tools still running are ended (the reference's
+        ``abort({discardPending})``; see ``cancel_execution`` and ``submit_cancelled``)."""
         if action not in DISCARDING:
             return
         for entry in self._entries.values():
@@ -322,6 +338,17 @@ class ToolExecutor:
     def call_tool(self, entry: Entry, observed: Observed) -> None:
         observed.runnable = True
 
+    @CLIENT.effect(_EXECUTION)
+    def cancel_execution(self, entry: Entry, observed: Observed) -> None:
+        if entry.task is not None:
+            entry.task.cancel()
+
+    @CLIENT.effect(_EXECUTION)
+    def submit_cancelled(self, entry: Entry, observed: Observed) -> None:
+        entry.raised = True
+        self._answering_aborted = True
+        self._track(self._submit(entry, CANCELLED_RESULT))
+
     # -- execution -------------------------------------------------------------------------------
 
     def _settle_waiting(self) -> None:
@@ -343,9 +370,13 @@ class ToolExecutor:
             return
         args = parse_args(entry.args_text)
         self.executions.append(Execution(entry.life.instance, entry.name, args))
-        task = asyncio.ensure_future(self._run_tool(entry, args))
+        entry.task = self._track(self._run_tool(entry, args))
+
+    def _track(self, work: Any) -> asyncio.Task:
+        task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def _run_tool(self, entry: Entry, args: Any) -> None:
         try:
@@ -357,7 +388,10 @@ class ToolExecutor:
             result = f"Error: {exc}"
         observed = Observed(entry.part, entry.args_text)
         if entry.life.try_take("add_tool_result", self, entry, observed) is None:
-            return  # a result from elsewhere arrived while the tool ran
+            return  # a result from elsewhere arrived, or the turn ended, while the tool ran
+        await self._submit(entry, result)
+
+    async def _submit(self, entry: Entry, result: Any) -> None:
         try:
             await self.runtime.add_tool_result(entry.life.instance, result, is_error=entry.raised)
         except Exception as exc:  # noqa: BLE001 - the runtime reports a failed resume itself

@@ -73,7 +73,7 @@ def equal_json(a: Any, b: Any) -> bool:
 class Entry:
     """What the executor knows of one toolCallId: its machine and the tracked argsText."""
 
-    __slots__ = ("args_text", "diverged", "life", "name", "part", "raised", "result")
+    __slots__ = ("args_text", "diverged", "life", "name", "part", "raised", "result", "task")
 
     def __init__(self, life: Lifecycle, name: str, args_text: str) -> None:
         self.life = life
@@ -85,6 +85,8 @@ class Entry:
         self.raised = False
         self.diverged = ""
         """The last divergent argsText reported, so each is reported once."""
+        self.task: Any = None
+        """The asyncio task running the tool, once it was called."""
 
 
 def tool_call_parts(messages: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
