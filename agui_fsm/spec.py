@@ -35,6 +35,10 @@ CLIENT_ACTIONS: dict[str, str] = {
     "start_run": "the client opens a run against the agent (append, reload or resume)",
     "stream_end": "the agent's event stream closed normally",
     "agent_error": "the agent's stream raised (transport error, protocol violation)",
+    "event_unlisted": "an event continues a message or tool call (by its messageId or "
+    "toolCallId) that the client pipeline's own message list does not hold",
+    "stream_fault": "an event of the stream has findings, or the client's own checks refuse "
+    "it: it fails the run or is diagnosed",
     "run_settled": "the run that owns this item settled",
     "import_snapshot": "the item arrived in a MESSAGES_SNAPSHOT or loaded history",
     "interrupt": "a RUN_FINISHED interrupt outcome names this item",

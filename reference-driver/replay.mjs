@@ -20,6 +20,8 @@ import { format } from "node:util";
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const verbose = argv.includes("--verbose") || process.env.REPLAY_VERBOSE === "1";
+const jobsFlag = argv.find((arg) => arg.startsWith("--jobs="));
+const jobs = jobsFlag ? Math.max(1, Number.parseInt(jobsFlag.slice("--jobs=".length), 10) || 1) : 16;
 
 const isMain = Boolean(process.argv[1]) && fileURLToPath(import.meta.url) === process.argv[1];
 
@@ -104,6 +106,7 @@ class ScenarioAgent extends AbstractAgent {
     replay.runCount += 1;
     const items = replay.scenario.runs?.[runIndex] ?? [];
 
+    const size = replay.deliveryGroupSize;
     return new Observable((subscriber) => {
       const stream = { closed: false, abort: null };
       const close = () => {
@@ -121,14 +124,21 @@ class ScenarioAgent extends AbstractAgent {
       this.openStreams.push(stream);
 
       (async () => {
+        // options.delivery: the events of one group (`size` in a row) are handed over in
+        // one macrotask, as one network read would; an op item is a user action, a
+        // macrotask of its own, and the events after it start a new group.
+        let grouped = 0;
         for (let index = 0; index < items.length; index++) {
-          await tick();
-          if (stream.closed) return;
           const item = items[index];
-          if (item && typeof item === "object" && "op" in item && !("type" in item)) {
+          const isOp = item && typeof item === "object" && "op" in item && !("type" in item);
+          if (isOp || grouped % size === 0) await tick();
+          if (stream.closed) return;
+          if (isOp) {
+            grouped = 0;
             replay.performInRun(item, runIndex, index);
             continue;
           }
+          grouped += 1;
           let event;
           try {
             event = replay.validateEvents ? EventSchemas.parse(item) : structuredClone(item);
@@ -155,6 +165,14 @@ class ScenarioAgent extends AbstractAgent {
     const latest = this.openStreams.at(-1);
     latest?.abort();
   }
+}
+
+// options.delivery (FORMAT.md): how many items of a run's list arrive in one macrotask.
+function deliveryGroupSize(delivery) {
+  if (delivery === undefined || delivery === "event") return 1;
+  if (delivery === "run") return Number.POSITIVE_INFINITY;
+  if (Number.isInteger(delivery) && delivery >= 1) return delivery;
+  throw new Error(`options.delivery: expected "event", "run" or an integer >= 1, got ${JSON.stringify(delivery)}`);
 }
 
 // ---------------------------------------------------------------------------
@@ -197,6 +215,7 @@ class Replay {
     this.persisted = [];
 
     const options = scenario.options ?? {};
+    this.deliveryGroupSize = deliveryGroupSize(options.delivery);
     this.showThinking = options.showThinking ?? true;
     const wireHistory = Array.isArray(scenario.history) ? scenario.history : [];
     this.hasHistory = options.history === true || wireHistory.length > 0;
@@ -570,6 +589,22 @@ async function replayFile(path, options) {
   }
 }
 
+// Scenarios share nothing (each has its own agent, runtime and host), and a replay spends
+// most of its time waiting for macrotasks: several in flight keep the process busy. Each
+// scenario's own order of tasks is unchanged by the others' tasks in between.
+async function replayConcurrently(paths, options) {
+  const outputs = new Array(paths.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const at = next++;
+      outputs[at] = await replayFile(paths[at], options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, paths.length) }, worker));
+  return outputs;
+}
+
 async function readStdin() {
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
@@ -582,9 +617,7 @@ async function main() {
   if (argv.includes("--batch")) {
     const paths = JSON.parse(await readStdin());
     if (!Array.isArray(paths)) throw new Error("--batch expects a JSON array of paths on stdin");
-    const outputs = [];
-    for (const path of paths) outputs.push(await replayFile(path, options));
-    process.stdout.write(`${JSON.stringify(outputs)}\n`);
+    process.stdout.write(`${JSON.stringify(await replayConcurrently(paths, options))}\n`);
     return;
   }
   if (files.length === 0) {

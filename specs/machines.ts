@@ -44,6 +44,8 @@ export const CLIENT_ACTIONS = {
   "start_run": "the client opens a run against the agent (append, reload or resume)",
   "stream_end": "the agent's event stream closed normally",
   "agent_error": "the agent's stream raised (transport error, protocol violation)",
+  "event_unlisted": "an event continues a message or tool call (by its messageId or toolCallId) that the client pipeline's own message list does not hold",
+  "stream_fault": "an event of the stream has findings, or the client's own checks refuse it: it fails the run or is diagnosed",
   "run_settled": "the run that owns this item settled",
   "import_snapshot": "the item arrived in a MESSAGES_SNAPSHOT or loaded history",
   "interrupt": "a RUN_FINISHED interrupt outcome names this item",
@@ -142,6 +144,8 @@ export type RunTrigger =
   | "RUN_STARTED"
   | "RUN_FINISHED"
   | "MESSAGES_SNAPSHOT"
+  | "stream_fault"
+  | "event_unlisted"
   | "RUN_ERROR"
   | "agent_error"
   | "cancel"
@@ -154,7 +158,9 @@ export type RunGuard =
   | "first_finish"
   | "outcome_names_pending_tool_calls"
   | "refuses_while_running"
-  | "finish_dispatched";
+  | "finish_dispatched"
+  | "rejected_by_client_1_0"
+  | "rejected_by_client_0_0_58";
 export type RunEffect =
   | "open_run"
   | "ignore_event"
@@ -164,6 +170,11 @@ export type RunEffect =
   | "mark_cancelled"
   | "synthesize_run_finished"
   | "close_run"
+  | "fail_run"
+  | "diagnose_fault"
+  | "drop_task_events"
+  | "drop_event"
+  | "apply_event"
   | "reject_outcome"
   | "store_snapshot_messages"
   | "refuse_run"
@@ -191,17 +202,24 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
     "outcome_names_pending_tool_calls": "the success outcome carries AG-UI 1.0's pendingToolCallIds",
     "refuses_while_running": "the runtime's queue_policy is 'refuse'",
-    "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second RUN_STARTED reopened the stream's run, not the client's"
+    "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second RUN_STARTED reopened the stream's run, not the client's",
+    "rejected_by_client_1_0": "@ag-ui/client 1.0 fails the run on this event: a finding of a rule whose verify_events verdict is 'same' (with validation='all', any error)",
+    "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on this event: its event schemas do not list the type, or its verifyEvents refuses it (agui_fsm.runtime.reference_checks; with validation='all', any error too). It checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after RUN_ERROR"
   },
   effects: {
     "open_run": "insert the optimistic assistant placeholder, reset the aggregator (a synthetic RUN_STARTED) and call the agent",
     "ignore_event": "the client forwards neither the stream's RUN_STARTED nor a later RUN_FINISHED to the aggregator (a second run in one stream goes on in the same message)",
-    "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); the agent holds its interrupts for the next run to answer",
+    "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); then the agent holds its interrupts for the next run to answer (a run the subscriber starts sees the ones held before)",
     "hold_agent_interrupts": "@ag-ui/client holds the interrupts of the stream's last RUN_FINISHED, even one the client never forwarded: the next run is refused for interrupts the thread does not show",
     "mark_error": "mark the assistant message incomplete with the error; the run's caller is raised the error once the run has settled",
     "mark_cancelled": "mark the assistant message incomplete/cancelled and stop reading the stream",
     "synthesize_run_finished": "the stream closed without RUN_FINISHED: hand the aggregator one, as @ag-ui/client's finalize does",
     "close_run": "clear the running flag; then start a deferred resume, if one is due, then the runs queued behind this one",
+    "fail_run": "the run fails on the event: the error is the validator's finding for it (or, where the validator has none, the client check's), the message ends incomplete/error (agent_error)",
+    "diagnose_fault": "the event's findings become diagnostics; the event goes on",
+    "drop_task_events": "the events that arrived in the same task as the faulty one (one network read) are not applied, but for the task's first: @ag-ui/client 0.0.58 checks each event as it arrives (transformChunks, verifyEvents) and applies them after, one by one, in a chain of microtasks; the fault ends the stream at once, so the events still queued are lost, and the first, already being applied, lands after the run failed (a RUN_FINISHED is not forwarded a second time, but its interrupts are the agent's; a RUN_ERROR's message becomes the run's error), and the failure is reported to the message once more. In the spec profile every event is applied as it arrives, so the thread is the same however the stream is read",
+    "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a console warning: the subscriber never sees it",
+    "apply_event": "the event goes to the thread like any other: the spec profile keeps no second message list (the validator has already judged the stream)",
     "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
     "store_snapshot_messages": "the history adapter is given the snapshot's messages it does not have yet, in thread order (a user message the snapshot renamed is stored under its new id, so what it stores stays connected); the reference stores none",
     "refuse_run": "append, reload or resume while this run streams raises UsageError",
@@ -233,6 +251,21 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     {"trigger": "RUN_FINISHED", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["ignore_event"], "profile": "spec"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
+    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
+    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
+    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
+    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
+    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
+    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
+    {"trigger": "event_unlisted", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
+    {"trigger": "event_unlisted", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},
+    {"trigger": "event_unlisted", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
+    {"trigger": "event_unlisted", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},
+    {"trigger": "event_unlisted", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
+    {"trigger": "event_unlisted", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},
     {"trigger": "RUN_ERROR", "source": ["running", "draining"], "dest": "errored", "conditions": [], "unless": [], "effects": ["mark_error"], "profile": null},
     {"trigger": "agent_error", "source": ["running", "draining", "errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["mark_error"], "profile": null},
     {"trigger": "cancel", "source": ["running", "draining"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["mark_cancelled"], "profile": null},
@@ -284,6 +317,8 @@ export type ToolCallGuard =
   | "has_app_result"
   | "is_mcp_app"
   | "snapshot_has_result"
+  | "a2ui_surface"
+  | "surface_rendered"
   | "args_open"
   | "starts_chunk_stream";
 export type ToolCallEffect =
@@ -296,6 +331,9 @@ export type ToolCallEffect =
   | "keep_app_result"
   | "record_app_result"
   | "attach_app"
+  | "show_surface"
+  | "redraw_surface"
+  | "withdraw_surface"
   | "record_client_result"
   | "keep_known_result"
   | "override_result"
@@ -326,6 +364,8 @@ export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, T
     "has_app_result": "an MCP app CallToolResult is already recorded: it is not overwritten",
     "is_mcp_app": "the ACTIVITY_SNAPSHOT has activityType 'mcp-apps' and a ui:// resourceUri, and names this call (or it is the last one resolved)",
     "snapshot_has_result": "the mcp-apps snapshot content carries a result object",
+    "a2ui_surface": "an ACTIVITY_SNAPSHOT with activityType 'a2ui-surface' and a list of content.a2ui_operations, and this call is the 'present' call of one of its surfaces (toolCallId 'a2ui:' + surfaceId)",
+    "surface_rendered": "after the snapshot the surface exists (in any snapshot's bucket) and its 'root' component converts to a generative-UI tree",
     "args_open": "a result came before TOOL_CALL_END (TOOL-008): the call's START..END bracket is still open, so its arguments and TOOL_CALL_END follow as verifyEvents requires; the client never passes it",
     "starts_chunk_stream": "the chunk is the first of its chunk stream: on a call TOOL_CALL_START opened it has no edge (CHUNK-004: @ag-ui/client would start the call a second time); the client never passes it"
   },
@@ -339,6 +379,9 @@ export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, T
     "keep_app_result": "keep the app's result; only fill modelContent and isError if unset",
     "record_app_result": "record resource URI, server id and CallToolResult; an earlier result becomes modelContent",
     "attach_app": "record the MCP app's resource URI and server id",
+    "show_surface": "add a tool-call part at the end: toolName 'present', args the surface's tree (argsText its JSON), result {} (as @assistant-ui/react-ag-ui 0.0.57 shows an A2UI surface)",
+    "redraw_surface": "the part's args become the surface's tree as the snapshot left it",
+    "withdraw_surface": "the surface is gone (deleted, or its root no longer renders): its part leaves the message",
     "record_client_result": "record the client's result, artifact and isError; later aggregator snapshots keep it",
     "keep_known_result": "keep the result the thread showed for the call",
     "override_result": "the client's result replaces the backend's: later aggregator snapshots show the client's (a later different backend result still wins)",
@@ -405,6 +448,9 @@ export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, T
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["awaiting_approval"], "dest": "awaiting_approval", "conditions": ["is_mcp_app"], "unless": [], "effects": ["attach_app"], "profile": null},
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["resolved"], "dest": "resolved", "conditions": ["is_mcp_app"], "unless": [], "effects": ["attach_app"], "profile": null},
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["cancelled"], "dest": "cancelled", "conditions": ["is_mcp_app"], "unless": [], "effects": ["attach_app"], "profile": null},
+    {"trigger": "ACTIVITY_SNAPSHOT", "source": ["absent"], "dest": "resolved", "conditions": ["a2ui_surface", "surface_rendered"], "unless": [], "effects": ["show_surface"], "profile": null},
+    {"trigger": "ACTIVITY_SNAPSHOT", "source": ["resolved"], "dest": "resolved", "conditions": ["a2ui_surface", "surface_rendered"], "unless": [], "effects": ["redraw_surface"], "profile": null},
+    {"trigger": "ACTIVITY_SNAPSHOT", "source": ["resolved"], "dest": "absent", "conditions": ["a2ui_surface"], "unless": [], "effects": ["withdraw_surface"], "profile": null},
     {"trigger": "add_tool_result", "source": ["started", "streaming_args", "args_ended", "awaiting_result", "awaiting_approval"], "dest": "resolved", "conditions": [], "unless": [], "effects": ["record_client_result"], "profile": "reference"},
     {"trigger": "add_tool_result", "source": ["started", "streaming_args", "args_ended", "awaiting_result", "awaiting_approval"], "dest": "resolved", "conditions": [], "unless": [], "effects": ["record_client_result", "override_stream_result"], "profile": "spec"},
     {"trigger": "add_tool_result", "source": ["resolved", "cancelled"], "dest": "resolved", "conditions": [], "unless": [], "effects": ["record_client_result"], "profile": "reference"},
@@ -550,6 +596,12 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
     {"trigger": "TOOL_CALL_RESULT", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": [], "profile": null},
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": [], "profile": null},
     {"trigger": "auto_cancel", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "snapshot", "source": ["requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "running", "conditions": ["reports_running"], "unless": [], "effects": ["reassert_status"], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "requires_action_tool_calls", "conditions": ["reports_requires_action_tool_calls"], "unless": [], "effects": ["reassert_status"], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "requires_action_interrupt", "conditions": ["reports_requires_action_interrupt"], "unless": [], "effects": ["reassert_status"], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["reports_complete"], "unless": [], "effects": ["reassert_status"], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_cancelled"], "dest": "incomplete_error", "conditions": ["reports_incomplete_error"], "unless": [], "effects": ["reassert_status"], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error"], "dest": "incomplete_cancelled", "conditions": ["reports_incomplete_cancelled"], "unless": [], "effects": ["reassert_status"], "profile": null},
     {"trigger": "snapshot", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": ["resume_if_due"], "profile": null},
     {"trigger": "submit_interrupt_responses", "source": ["requires_action_interrupt"], "dest": "complete", "conditions": [], "unless": [], "effects": ["clear_interrupts", "resume"], "profile": null},
     {"trigger": "import_snapshot", "source": ["running"], "dest": "running", "conditions": ["shows_live_run"], "unless": [], "effects": ["keep_run_message"], "profile": "spec"},
@@ -564,12 +616,6 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
     {"trigger": "import_snapshot", "source": ["running"], "dest": "complete", "conditions": ["imported_complete"], "unless": [], "effects": [], "profile": null},
     {"trigger": "import_snapshot", "source": ["running"], "dest": "incomplete_error", "conditions": ["imported_incomplete_error"], "unless": [], "effects": [], "profile": null},
     {"trigger": "import_snapshot", "source": ["running"], "dest": "incomplete_cancelled", "conditions": ["imported_incomplete_cancelled"], "unless": [], "effects": [], "profile": null},
-    {"trigger": "snapshot", "source": ["requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "running", "conditions": ["reports_running"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "requires_action_tool_calls", "conditions": ["reports_requires_action_tool_calls"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "requires_action_interrupt", "conditions": ["reports_requires_action_interrupt"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["reports_complete"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_cancelled"], "dest": "incomplete_error", "conditions": ["reports_incomplete_error"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error"], "dest": "incomplete_cancelled", "conditions": ["reports_incomplete_cancelled"], "unless": [], "effects": ["reassert_status"], "profile": null},
   ],
 };
 
@@ -836,6 +882,7 @@ export type ToolExecutionGuard =
   | "equivalent_json"
   | "divergent_complete"
   | "args_complete"
+  | "off_thread"
   | "tool_raised";
 export type ToolExecutionEffect =
   | "record_restored"
@@ -885,6 +932,7 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     "equivalent_json": "both argsTexts parse to equal JSON values, keys in any order (A.3)",
     "divergent_complete": "the new argsText is not an extension of the tracked one and parses as JSON (#5130: a re-serialized final snapshot); the tool has not run yet",
     "args_complete": "the tracked argsText parses as JSON",
+    "off_thread": "the call is not on the visible thread (its message is on another branch): the tracker closes the arguments only of the calls an update shows",
     "tool_raised": "the tool raised: its error becomes the result, isError true"
   },
   effects: {
@@ -927,6 +975,8 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     {"trigger": "observe_args", "source": ["stuck"], "dest": "stuck", "conditions": [], "unless": [], "effects": ["keep_stale_prefix"], "profile": null},
     {"trigger": "observe_result", "source": ["streaming", "stuck"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": ["skip_execution"], "profile": null},
     {"trigger": "interrupt", "source": ["streaming", "stuck"], "dest": "skipped", "conditions": ["has_approval"], "unless": [], "effects": ["skip_execution"], "profile": null},
+    {"trigger": "run_settled", "source": ["streaming"], "dest": "streaming", "conditions": ["off_thread"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "run_settled", "source": ["stuck"], "dest": "stuck", "conditions": ["off_thread"], "unless": [], "effects": [], "profile": null},
     {"trigger": "run_settled", "source": ["streaming", "stuck"], "dest": "executing", "conditions": ["args_complete"], "unless": [], "effects": ["call_tool"], "profile": null},
     {"trigger": "run_settled", "source": ["streaming"], "dest": "stuck", "conditions": [], "unless": [], "effects": ["report_stale_args"], "profile": null},
     {"trigger": "append", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["discard_pending"], "profile": null},

@@ -1,32 +1,56 @@
-"""Generated scenarios replayed through agui-fsm's reference profile and the real reference must
-agree.
+"""Random scenarios replayed through agui-fsm's reference profile and the real reference agree,
+under every delivery timing.
 
-On a disagreement the shrunk scenario is written to .hypothesis/disagreement.json. The longer run:
-
-    HYPOTHESIS_PROFILE=long python -m pytest tests/test_generated_scenarios.py
+``agui_fsm.replay.generate`` draws the scenarios from a fixed seed (chat, tool calls,
+front-end tools, snapshots, activities, interrupts, history, cancels, actions inside runs,
+protocol-bending streams); each batch goes once through the Node driver of
+``@assistant-ui/react-ag-ui`` 0.0.57 and through ``ThreadRuntime(profile="reference")``.
+On a disagreement the first one, shrunk, is written to ``.hypothesis/disagreement-*.json``.
+500 scenarios per delivery by default; 5,000 with ``HYPOTHESIS_PROFILE=long``; any number
+and another seed with ``AGUI_FSM_DIFFERENTIAL=N AGUI_FSM_DIFFERENTIAL_SEED=S``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
-from hypothesis import given, settings
+import pytest
 
-from agui_fsm.replay import replay_scenario
-from agui_fsm.replay.generate import scenarios
-from agui_fsm.replay.reference import reference_outputs
+from agui_fsm.replay.differential import Disagreement, compare, shrink
+from agui_fsm.replay.generate import DELIVERIES, scenario_batch
 
-DISAGREEMENT = Path(__file__).resolve().parent.parent / ".hypothesis" / "disagreement.json"
-EXAMPLES = settings().max_examples
+OUT = Path(__file__).resolve().parent.parent / ".hypothesis"
+LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
+COUNT = int(os.environ.get("AGUI_FSM_DIFFERENTIAL", 5000 if LONG else 500))
+SEED = int(os.environ.get("AGUI_FSM_DIFFERENTIAL_SEED", 27))
 
 
-@settings(max_examples=min(EXAMPLES, 25) if EXAMPLES < 1000 else EXAMPLES)
-@given(scenarios())
-def test_generated_scenarios_agree_with_the_reference(scenario: dict) -> None:
-    DISAGREEMENT.parent.mkdir(exist_ok=True)
-    DISAGREEMENT.write_text(json.dumps(scenario, indent=2))
-    ours = replay_scenario(scenario, profile="reference")
-    (theirs,) = reference_outputs([DISAGREEMENT])
-    assert ours == theirs, f"disagreement; scenario in {DISAGREEMENT}"
-    DISAGREEMENT.unlink()
+@pytest.fixture(scope="module")
+def disagreements() -> dict[Any, list[Disagreement]]:
+    # One batch per delivery, all through one driver process: the same scenarios each time,
+    # only options.delivery differs.
+    batches = {d: scenario_batch(SEED, COUNT, d) for d in DELIVERIES}
+    found = compare([s for batch in batches.values() for s in batch])
+    by_delivery: dict[Any, list[Disagreement]] = {d: [] for d in DELIVERIES}
+    for disagreement in found:
+        by_delivery[DELIVERIES[disagreement.index // COUNT]].append(disagreement)
+    return by_delivery
+
+
+@pytest.mark.parametrize("delivery", DELIVERIES, ids=[str(d) for d in DELIVERIES])
+def test_random_scenarios_agree_with_the_real_reference(
+    delivery: Any, disagreements: dict[Any, list[Disagreement]]
+) -> None:
+    found = disagreements[delivery]
+    if not found:
+        return
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"disagreement-{delivery}.json"
+    path.write_text(json.dumps(shrink(found[0].scenario), indent=2))
+    pytest.fail(
+        f"{len(found)} of {COUNT} scenarios (seed {SEED}, delivery {delivery!r}) disagree with "
+        f"the reference; the first, shrunk, is in {path}"
+    )

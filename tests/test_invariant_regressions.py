@@ -220,7 +220,7 @@ SNAPSHOT_DURING_RUN = (
     "MESSAGES_SNAPSHOT",
     "MESSAGES_SNAPSHOT(fe compact)",
     "add_tool_result(tc2)",
-    "REASONING_END(rz1)",
+    "TEXT_MESSAGE_CONTENT(m1)",
 )
 
 

@@ -132,7 +132,7 @@ class RunAggregator:
         self.text = TextParts()
         self.reasoning = ReasoningParts(show_thinking)
         self.tools = ToolCalls(self.machines["tool_call"], on_tool_restart)
-        self.apps = ToolApps()
+        self.apps = ToolApps(self.machines["tool_call"])
         self.identity = MessageIdentity()
         self.timing = StreamTiming(clock)
         self.store = PartStore()

@@ -318,6 +318,11 @@ class PartOrder:
                 break
             self.top.insert(index, tool)
 
+    def remove(self, entry: Entry) -> None:
+        """Take ``entry`` out of the order (a part pushed at the top level)."""
+        self.top.remove(entry)
+        self.size -= 1
+
     def flatten(self) -> None:
         if self.flat:
             return
@@ -355,6 +360,12 @@ class PartStore:
         self.reasoning_counter = 0
         self.hidden_counter = 0
         self.last_resolved: ToolCallState | None = None
+        self.surfaces: dict[str, dict[str, Any]] = {}
+        """A2UI surfaces (:class:`~agui_fsm.aggregator.a2ui.Surface` by surfaceId) by the
+        ACTIVITY_SNAPSHOT (messageId) that last set them."""
+        self.drawn_surfaces: dict[str, tuple[str, dict[str, Any]]] = {}
+        """The ``present`` calls the last a2ui-surface snapshot left: (surfaceId, tree) by
+        toolCallId."""
         # showThinking off: where hidden blocks sat, for their signatures
         self.hidden_mode = "none"
         self.hidden_active: ReasoningBlock | None = None

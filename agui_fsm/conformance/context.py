@@ -77,6 +77,8 @@ VALIDATOR.guard("tool_call", "has_result")(lambda reading: reading.has_result)
 VALIDATOR.constant(
     "tool_call", False, "has_app_result", "result_known", "is_mcp_app", "snapshot_has_result"
 )
+# It renders no A2UI surface (an a2ui-surface ACTIVITY_SNAPSHOT names no tool call).
+VALIDATOR.constant("tool_call", False, "a2ui_surface", "surface_rendered")
 VALIDATOR.guard("run", "run_announced")(lambda reading: reading.announced)
 VALIDATOR.guard("run", "has_interrupt")(lambda reading: reading.interrupted)
 # It requests no run, and a stream that ends inside its run never had its RUN_FINISHED
@@ -86,6 +88,8 @@ VALIDATOR.constant(
     "run", False, "refuses_while_running", "finish_dispatched", "outcome_names_pending_tool_calls"
 )
 VALIDATOR.constant("run", True, "first_finish")
+# Its findings are its verdict: it fails no run (stream_fault is the client's edge).
+VALIDATOR.constant("run", False, "rejected_by_client_1_0", "rejected_by_client_0_0_58")
 VALIDATOR.guard("interrupt", "response_resolved")(lambda reading: reading.resolved)
 
 

@@ -241,8 +241,9 @@ class Harness:
         for _ in range(_MAX_TICKS):
             await asyncio.sleep(0)
             pending = sum(not t.done() for t in self.tasks)
-            if self.runtime.tool_executor is not None:
-                pending += self.runtime.tool_executor.pending
+            executor = self.runtime.tool_executor
+            if executor is not None and executor.busy:  # a tool runs, or an update is due
+                pending += max(1, executor.pending)
             if not pending:
                 return
             # Quiet when every open stream is parked and each pending operation is the

@@ -24,6 +24,8 @@ _INDIRECT: dict[str, Callable[[], list[Letter]]] = {
     "request_run": lambda: [*ACTIONS["append"](), *ACTIONS["reload"](), *ACTIONS["resume"]()],
     "stream_end": lambda: [STREAM_END],
     "agent_error": lambda: [STREAM_RAISES, BAD_EVENT],
+    "stream_fault": lambda: [BAD_EVENT],
+    "event_unlisted": lambda: EVENT_BUILDERS["TEXT_MESSAGE_CONTENT"](),
     "run_settled": lambda: [STREAM_END, *ACTIONS["cancel"](), *EVENT_BUILDERS["RUN_ERROR"]()],
     "import_snapshot": lambda: EVENT_BUILDERS["MESSAGES_SNAPSHOT"](),
     "interrupt": lambda: [x for x in EVENT_BUILDERS["RUN_FINISHED"]() if "approval" in x.label],

@@ -103,6 +103,18 @@ MESSAGE_STATUS = MachineTable(
             when="all_tool_calls_resolved",
         ),
         edge("auto_cancel", "requires_action_tool_calls", "complete"),
+        # A snapshot that re-asserts the aggregator's status takes its reports_* edge before
+        # any other (candidates are tried in declaration order).
+        *(
+            edge(
+                "snapshot",
+                tuple(s for s in STATES if s != state),
+                state,
+                when=f"reports_{state}",
+                do="reassert_status",
+            )
+            for state in STATES
+        ),
         edge(
             "snapshot",
             "requires_action_tool_calls",
@@ -128,16 +140,6 @@ MESSAGE_STATUS = MachineTable(
             for state in STATES
         ),
         *(edge("import_snapshot", "running", state, when=f"imported_{state}") for state in STATES),
-        *(
-            edge(
-                "snapshot",
-                tuple(s for s in STATES if s != state),
-                state,
-                when=f"reports_{state}",
-                do="reassert_status",
-            )
-            for state in STATES
-        ),
     ),
     guards={
         "has_interrupt": "the RUN_FINISHED outcome is an interrupt carrying interrupts",

@@ -19,6 +19,12 @@ SETTLED = ("finished", "errored", "cancelled", "interrupted")
 # States a run's stream may still be open in (after RUN_ERROR it is read to its end).
 BUSY = ("running", "draining", "errored")
 
+#: Whose checks decide that a stream's event fails the run (the ``stream_fault`` edges'
+#: guards): the spec profile's, @ag-ui/client 1.0's (the validator's findings it enforces);
+#: the reference profile's, 0.0.58's (its event types and verifyEvents:
+#: :mod:`agui_fsm.runtime.reference_checks`).
+CLIENT_CHECKS = {"spec": "1.0", "reference": "0.0.58"}
+
 RUN = MachineTable(
     name="run",
     description="One run of the agent as the client sees it: request, stream, settlement.",
@@ -69,6 +75,37 @@ RUN = MachineTable(
             edge("MESSAGES_SNAPSHOT", state, state, do="store_snapshot_messages", profile="spec")
             for state in ("running", "draining")
         ),
+        *(
+            e
+            for state in BUSY
+            for e in (
+                edge(
+                    "stream_fault",
+                    state,
+                    state,
+                    when="rejected_by_client_1_0",
+                    do="fail_run",
+                    profile="spec",
+                ),
+                edge(
+                    "stream_fault",
+                    state,
+                    state,
+                    when="rejected_by_client_0_0_58",
+                    do=("drop_task_events", "fail_run"),
+                    profile="reference",
+                ),
+                edge("stream_fault", state, state, do="diagnose_fault"),
+            )
+        ),
+        *(
+            e
+            for state in BUSY
+            for e in (
+                edge("event_unlisted", state, state, do="drop_event", profile="reference"),
+                edge("event_unlisted", state, state, do="apply_event", profile="spec"),
+            )
+        ),
         edge("RUN_ERROR", ("running", "draining"), "errored", do="mark_error"),
         edge("agent_error", ("running", "draining", "errored"), "errored", do="mark_error"),
         edge("cancel", ("running", "draining"), "cancelled", do="mark_cancelled"),
@@ -106,6 +143,13 @@ RUN = MachineTable(
         "refuses_while_running": "the runtime's queue_policy is 'refuse'",
         "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second "
         "RUN_STARTED reopened the stream's run, not the client's",
+        "rejected_by_client_1_0": "@ag-ui/client 1.0 fails the run on this event: a finding "
+        "of a rule whose verify_events verdict is 'same' (with validation='all', any error)",
+        "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on "
+        "this event: its event schemas do not list the type, or its verifyEvents refuses it "
+        "(agui_fsm.runtime.reference_checks; with validation='all', any error too). It "
+        "checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after "
+        "RUN_ERROR",
     },
     effects={
         "open_run": "insert the optimistic assistant placeholder, reset the aggregator "
@@ -113,8 +157,9 @@ RUN = MachineTable(
         "ignore_event": "the client forwards neither the stream's RUN_STARTED nor a later "
         "RUN_FINISHED to the aggregator (a second run in one stream goes on in the same "
         "message)",
-        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); the "
-        "agent holds its interrupts for the next run to answer",
+        "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); "
+        "then the agent holds its interrupts for the next run to answer (a run the subscriber "
+        "starts sees the ones held before)",
         "hold_agent_interrupts": "@ag-ui/client holds the interrupts of the stream's last "
         "RUN_FINISHED, even one the client never forwarded: the next run is refused for "
         "interrupts the thread does not show",
@@ -126,6 +171,23 @@ RUN = MachineTable(
         "aggregator one, as @ag-ui/client's finalize does",
         "close_run": "clear the running flag; then start a deferred resume, if one is due, "
         "then the runs queued behind this one",
+        "fail_run": "the run fails on the event: the error is the validator's finding for it "
+        "(or, where the validator has none, the client check's), the message ends "
+        "incomplete/error (agent_error)",
+        "diagnose_fault": "the event's findings become diagnostics; the event goes on",
+        "drop_task_events": "the events that arrived in the same task as the faulty one (one "
+        "network read) are not applied, but for the task's first: @ag-ui/client 0.0.58 checks "
+        "each event as it arrives (transformChunks, verifyEvents) and applies them after, one "
+        "by one, in a chain of microtasks; the fault ends the stream at once, so the events "
+        "still queued are lost, and the first, already being applied, lands after the run "
+        "failed (a RUN_FINISHED is not forwarded a second time, but its interrupts are the "
+        "agent's; a RUN_ERROR's message becomes the run's error), and the failure is reported "
+        "to the message once more. In the spec profile every event is applied as it "
+        "arrives, so the thread is the same however the stream is read",
+        "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a "
+        "console warning: the subscriber never sees it",
+        "apply_event": "the event goes to the thread like any other: the spec profile keeps "
+        "no second message list (the validator has already judged the stream)",
         "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the "
         "outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
         "store_snapshot_messages": "the history adapter is given the snapshot's messages it "

@@ -120,6 +120,21 @@ TOOL_CALL = MachineTable(
             for state in LIVE
         ),
         edge(
+            "ACTIVITY_SNAPSHOT",
+            "absent",
+            "resolved",
+            when=("a2ui_surface", "surface_rendered"),
+            do="show_surface",
+        ),
+        edge(
+            "ACTIVITY_SNAPSHOT",
+            "resolved",
+            "resolved",
+            when=("a2ui_surface", "surface_rendered"),
+            do="redraw_surface",
+        ),
+        edge("ACTIVITY_SNAPSHOT", "resolved", "absent", when="a2ui_surface", do="withdraw_surface"),
+        edge(
             "add_tool_result",
             RESOLVABLE,
             "resolved",
@@ -169,6 +184,11 @@ TOOL_CALL = MachineTable(
         "is_mcp_app": "the ACTIVITY_SNAPSHOT has activityType 'mcp-apps' and a ui:// "
         "resourceUri, and names this call (or it is the last one resolved)",
         "snapshot_has_result": "the mcp-apps snapshot content carries a result object",
+        "a2ui_surface": "an ACTIVITY_SNAPSHOT with activityType 'a2ui-surface' and a list of "
+        "content.a2ui_operations, and this call is the 'present' call of one of its surfaces "
+        "(toolCallId 'a2ui:' + surfaceId)",
+        "surface_rendered": "after the snapshot the surface exists (in any snapshot's bucket) "
+        "and its 'root' component converts to a generative-UI tree",
         "args_open": "a result came before TOOL_CALL_END (TOOL-008): the call's START..END "
         "bracket is still open, so its arguments and TOOL_CALL_END follow as verifyEvents "
         "requires; the client never passes it",
@@ -192,6 +212,12 @@ TOOL_CALL = MachineTable(
         "record_app_result": "record resource URI, server id and CallToolResult; an earlier "
         "result becomes modelContent",
         "attach_app": "record the MCP app's resource URI and server id",
+        "show_surface": "add a tool-call part at the end: toolName 'present', args the "
+        "surface's tree (argsText its JSON), result {} (as @assistant-ui/react-ag-ui 0.0.57 "
+        "shows an A2UI surface)",
+        "redraw_surface": "the part's args become the surface's tree as the snapshot left it",
+        "withdraw_surface": "the surface is gone (deleted, or its root no longer renders): "
+        "its part leaves the message",
         "record_client_result": "record the client's result, artifact and isError; later "
         "aggregator snapshots keep it",
         "keep_known_result": "keep the result the thread showed for the call",

@@ -27,10 +27,13 @@ DONE = ("executing", "submitted")
 TERMINAL = ("submitted", "skipped", "discarded", "cancelled", "unowned")
 DISCARDING = ("append", "reload", "cancel")
 
-#: The order in which the calls one update makes runnable start. ``@assistant-ui/core``
-#: 0.3.35 starts them last-first (an artefact of its stream pipeline, observable in the
-#: order tools are called); the spec profile follows the thread.
-START_ORDER = {"spec": "thread", "reference": "reverse"}
+#: The order in which the calls one update makes runnable start. The spec profile follows
+#: the thread. ``@assistant-ui/core`` 0.3.35 closes their arguments in thread order, but each
+#: call's part stream goes through assistant-stream 0.3.57's merge stream, which holds a part
+#: one microtask turn for every tool-call part opened after its last chunk (holdChild at each
+#: part-start): the calls start fewest held turns first, then in thread order. Calls streamed
+#: one after another so start last-first; calls opened before either's arguments, in order.
+START_ORDER = {"spec": "thread", "reference": "stream"}
 
 TOOL_EXECUTION = MachineTable(
     name="tool_execution",
@@ -77,6 +80,7 @@ TOOL_EXECUTION = MachineTable(
         *(edge("observe_args", state, state, do="keep_stale_prefix") for state in WAITING),
         edge("observe_result", WAITING, "skipped", when="has_result", do="skip_execution"),
         edge("interrupt", WAITING, "skipped", when="has_approval", do="skip_execution"),
+        *(edge("run_settled", state, state, when="off_thread") for state in WAITING),
         edge("run_settled", WAITING, "executing", when="args_complete", do="call_tool"),
         edge("run_settled", "streaming", "stuck", do="report_stale_args"),
         *(edge(action, WAITING, "discarded", do="discard_pending") for action in DISCARDING),
@@ -124,6 +128,8 @@ TOOL_EXECUTION = MachineTable(
         "divergent_complete": "the new argsText is not an extension of the tracked one and "
         "parses as JSON (#5130: a re-serialized final snapshot); the tool has not run yet",
         "args_complete": "the tracked argsText parses as JSON",
+        "off_thread": "the call is not on the visible thread (its message is on another "
+        "branch): the tracker closes the arguments only of the calls an update shows",
         "tool_raised": "the tool raised: its error becomes the result, isError true",
     },
     effects={

@@ -1,17 +1,22 @@
 """Replays a scenario through :class:`~agui_fsm.runtime.ThreadRuntime` and prints its output.
 
-Timing follows the reference driver (``reference-driver/README.md``): the agent
-yields to the event loop before every item of a run's list, so everything
-before an item is applied when it arrives; an in-run action is started as a
-task the stream does not wait for; a step is settled once no run is active, no
-action is pending and the event loop has gone quiet. A scenario without in-run
-actions and front-end tools has nothing that could run between two items, so its
-runs are streamed as plain lists (no event-loop hop per item).
+Timing follows the reference driver (``reference-driver/README.md``), whose tasks are
+JavaScript macrotasks: before each group of items (``options.delivery``: one item, N, or a
+whole run) and before each in-run action the agent waits one task, so everything the items
+before caused has happened when they arrive; an in-run action is started as a task the
+stream does not wait for; a step is settled once no run is active, no action is pending and
+the event loop has gone quiet. :class:`TaskQueue` stands for the macrotask queue: waits are
+served one at a time, first come first served, each :data:`TASK_TURNS` turns of the event
+loop after the last, so that what a task set off (JavaScript does it in microtasks: a
+front-end tool runs, its result is submitted, the run that starts) is done before the next
+task begins. A scenario without in-run actions and front-end tools has nothing that could
+run between two items, so its runs are streamed as plain lists (no task per item).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, Protocol
 
@@ -28,6 +33,32 @@ OUTPUT_PART_KEYS = {
 }
 QUIET_TICKS = 3
 MAX_TICKS = 20_000
+TASK_TURNS = 12
+"""Event-loop turns between two tasks (see the module's docstring)."""
+
+
+class TaskQueue:
+    """A macrotask queue: :meth:`next_task` returns when its turn comes, in the order asked,
+    :data:`TASK_TURNS` event-loop turns after the previous task began."""
+
+    def __init__(self) -> None:
+        self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._serving: asyncio.Task[None] | None = None
+
+    async def next_task(self) -> None:
+        turn = asyncio.get_running_loop().create_future()
+        self._waiting.append(turn)
+        if self._serving is None or self._serving.done():
+            self._serving = asyncio.ensure_future(self._serve())
+        await turn
+
+    async def _serve(self) -> None:
+        while self._waiting:
+            for _ in range(TASK_TURNS):
+                await asyncio.sleep(0)
+            turn = self._waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
 
 
 class ReplayWatcher(Protocol):
@@ -41,12 +72,38 @@ class ReplayWatcher(Protocol):
         next one, or the list ended)."""
 
 
+def delivery_tasks(items: list[dict[str, Any]], size: int | None) -> list[Any]:
+    """A run's list as the tasks it arrives in (``options.delivery``): an event alone
+    (``size`` 1), ``size`` events as a list (None: all of those between two actions), and
+    each ``op`` item as an :class:`Action` of its own."""
+    tasks: list[Any] = []
+    group: list[dict[str, Any]] = []
+
+    def close() -> None:
+        if group:
+            tasks.append(group[0] if size == 1 else list(group))
+            group.clear()
+
+    for item in items:
+        if "op" in item:
+            close()
+            tasks.append(Action.model_validate(item))
+            continue
+        group.append(item)
+        if size is not None and len(group) == size:
+            close()
+    close()
+    return tasks
+
+
 class ScenarioAgent:
     """Streams the scenario's k-th run list for the k-th run the runtime asks for."""
 
     def __init__(self, replay: Replay) -> None:
         self.replay = replay
         self.inputs: list[dict[str, Any]] = []
+        self.open_streams = 0
+        """Runs whose stream is still being read (the driver's open runAgent calls)."""
 
     def run(self, run_input: dict[str, Any]) -> AsyncIterator[dict[str, Any]] | Iterator[Any]:
         number = len(self.inputs)
@@ -56,9 +113,12 @@ class ScenarioAgent:
         watcher = self.replay.watcher
         if watcher is not None:
             watcher.run_requested(number)
+        size = self.replay.scenario.options.delivery_group
         if self.replay.quiet_streams:
             # Nothing else can run on the loop while a run streams: the ticks before each
             # item would show nothing, so the runtime iterates the list without them.
+            if size != 1:
+                return iter(delivery_tasks(items, size))
             return iter(items) if watcher is None else self._watched(number, items, watcher)
         return self._stream(number, items)
 
@@ -69,16 +129,30 @@ class ScenarioAgent:
             watcher.item_taken(number, index)
 
     async def _stream(self, number: int, items: list[dict[str, Any]]):
-        watcher = self.replay.watcher
-        for index, item in enumerate(items):
-            await asyncio.sleep(0)
-            if "op" in item:
-                self.replay.start_in_run_action(number, index, Action.model_validate(item))
-            else:
+        self.open_streams += 1
+        try:
+            async for item in self._tasks(number, items):
                 yield item
-                if watcher is not None:
-                    watcher.item_taken(number, index)
-        await asyncio.sleep(0)
+        finally:
+            self.open_streams -= 1
+
+    async def _tasks(self, number: int, items: list[dict[str, Any]]):
+        watcher = self.replay.watcher
+        size = self.replay.scenario.options.delivery_group
+        index = 0
+        for task in delivery_tasks(items, size):
+            await self.replay.tasks.next_task()
+            if isinstance(task, Action):
+                self.replay.start_in_run_action(number, index, task)
+                index += 1
+                continue
+            yield task
+            taken = len(task) if isinstance(task, list) else 1
+            if watcher is not None:
+                for at in range(index, index + taken):
+                    watcher.item_taken(number, at)
+            index += taken
+        await self.replay.tasks.next_task()
 
 
 class MemoryHistory:
@@ -149,6 +223,7 @@ class Replay:
             **(runtime_options or {}),
         )
         self.step = 0
+        self.tasks = TaskQueue()
         self._actions: set[asyncio.Task] = set()
         self.quiet_streams = not self.tools and not any(
             "op" in item for items in scenario.runs for item in items
@@ -172,12 +247,13 @@ class Replay:
     async def _settle(self) -> None:
         quiet = 0
         for _ in range(MAX_TICKS):
-            await asyncio.sleep(0)
+            await self.tasks.next_task()
             if self._actions:
                 await asyncio.wait(set(self._actions))
                 quiet = 0
             elif (
                 self.runtime.is_running
+                or self.agent.open_streams
                 or self.runtime.is_loading
                 or self.runtime.queued_runs
                 or self._tools_busy

@@ -26,6 +26,16 @@ class ScenarioOptions(BaseModel):
     history: bool = False
     tools: dict[str, dict[str, Any]] | None = None
     """v1.1 front-end tools: name -> {"result": v} | {"error": msg} | {"echoArgs": true}."""
+    delivery: str | int = "event"
+    """How many of a run's items reach the client in one task: "event" (one), "run" (all)
+    or N."""
+
+    @property
+    def delivery_group(self) -> int | None:
+        """Items per task: 1 for "event", None for "run" (all of them), else N."""
+        if self.delivery == "run":
+            return None
+        return 1 if self.delivery == "event" else int(self.delivery)
 
 
 class Action(BaseModel):

@@ -149,7 +149,11 @@ class AssistantMessages:
             if life.state != target:
                 change = StatusChange(snapshot)
                 trigger = snapshot.trigger
-                if life.machine.plan(life.state, trigger, message, change) is None:
+                step = life.machine.plan(life.state, trigger, message, change)
+                if step is None or step.dest != target:
+                    # The stream's event has no edge of its own to the status the aggregator
+                    # reports (the client had changed it): the snapshot re-asserts it, as the
+                    # reference writes every update's status.
                     trigger, change = "snapshot", StatusChange(reports=target)
                 self.set_status(message, life, trigger, change, snapshot.error)
             elif target == "incomplete_error":

@@ -16,6 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agui_fsm.aggregator.a2ui import (
+    A2UI_SURFACE_ACTIVITY_TYPE,
+    apply_operations,
+    is_a2ui_part_id,
+    present_part,
+    surface_spec,
+)
 from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, json_stringify, try_parse_json
 from agui_fsm.aggregator.tool_results import tool_message_result
@@ -182,12 +189,61 @@ def _fold_tool_message(
     )
 
 
+class _SnapshotSurfaces:
+    """A2UI surfaces in a snapshot's activity messages (``activityType: "a2ui-surface"``):
+    each message's operations, folded from nothing, are a bucket (by its id) belonging to
+    the last assistant message before it; that message shows the surfaces of its buckets
+    as ``present`` calls after its other parts (the reference's ``fromAgUiMessages``)."""
+
+    def __init__(self) -> None:
+        self.buckets: dict[str, tuple[int, dict[str, Any]]] = {}
+
+    def attach(self, converted: list[dict[str, Any]], raw: dict[str, Any]) -> None:
+        if str_field(raw, "activityType") != A2UI_SURFACE_ACTIVITY_TYPE:
+            return
+        content = raw.get("content")
+        operations = content.get("a2ui_operations") if isinstance(content, dict) else None
+        if not isinstance(operations, list):
+            return
+        owner = next(
+            (i for i in range(len(converted) - 1, -1, -1) if converted[i]["role"] == "assistant"),
+            None,
+        )
+        if owner is None:
+            return
+        bucket = str_field(raw, "id") or "a2ui:anonymous"
+        self.buckets.pop(bucket, None)
+        self.buckets[bucket] = (owner, apply_operations({}, operations)[0])
+        shown: dict[str, Any] = {}
+        for index, surfaces in self.buckets.values():
+            if index == owner:
+                shown.update(surfaces)
+        parts = []
+        for surface_id, surface in shown.items():
+            spec, _warnings = surface_spec(surface)
+            if spec is not None:
+                parts.append(present_part(surface_id, spec))
+        message = converted[owner]
+        content_parts = message.get("content")
+        kept = [
+            p
+            for p in (content_parts if isinstance(content_parts, list) else [])
+            if not (
+                isinstance(p, dict)
+                and p.get("type") == "tool-call"
+                and is_a2ui_part_id(p.get("toolCallId"))
+            )
+        ]
+        converted[owner] = {**message, "content": [*kept, *parts]}
+
+
 def from_agui_like(
     messages: Iterable[Any], *, show_thinking: bool = True, new_id: IdFactory = default_id
 ) -> list[dict[str, Any]]:
     """AG-UI messages as thread-message-like dicts (the reference's ``fromAgUiMessages``)."""
     converted: list[dict[str, Any]] = []
     opaque: list[tuple[int, dict[str, Any]]] = []
+    surfaces = _SnapshotSurfaces()
     for raw in messages:
         raw = wire_value(raw)
         if not isinstance(raw, dict):
@@ -198,7 +254,7 @@ def from_agui_like(
         if role == "tool":
             _fold_tool_message(converted, raw, new_id)
         elif role == "activity":
-            continue
+            surfaces.attach(converted, raw)
         elif role == "assistant":
             converted.append(_assistant_like(raw, new_id))
         elif role == "reasoning":

@@ -166,6 +166,12 @@ class HistorySync:
 
     # -- assistant messages ---------------------------------------------------------------
 
+    def forget_pending(self) -> None:
+        """The thread was replaced: no assistant message waits to be stored any more (the
+        reference's ``assistantHistoryParents.clear()``; a snapshot's run marks its own
+        message again)."""
+        self.parents.clear()
+
     def mark_pending(self, message_id: str, parent_id: str | None) -> None:
         if self.adapter is not None:
             self.parents[message_id] = parent_id

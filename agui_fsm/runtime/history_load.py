@@ -50,6 +50,9 @@ class HistoryLoader:
                 return
             check_value("load_history", _history_values(raw))
             loaded = self.thread.apply_loaded(raw)
+            # The reference applies the loaded thread in one promise reaction and clears its
+            # loading flag in a later one: its tool tracker sees the thread while loading.
+            self.outlet.settle()
             if loaded.has_state or loaded.state is not None:
                 self.agent_state.value = loaded.state
             if loaded.resume:

@@ -63,6 +63,15 @@ class Outlet:
         if self.on_update is not None:
             self.on_update(self.subject)
 
+    def settle(self) -> None:
+        """A burst of updates is over where JavaScript would run its next microtask: an
+        observer that reads the thread once per burst (``flush``, the tool executor) reads
+        it now."""
+        for observer in self.observers:
+            flush = getattr(observer, "flush", None)
+            if flush is not None:
+                flush(self.subject)
+
     def report(self, error: BaseException) -> None:
         self.reported_errors.append(error)
         if self.on_error is not None:

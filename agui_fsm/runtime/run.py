@@ -65,6 +65,8 @@ class RunHost:
     show_thinking: bool
     thread_id: str
     notify: Callable[[], None]
+    settle: Callable[[], None]
+    """A burst of updates is over (see ``Outlet.settle``)."""
     diagnose: Callable[[Exception, Any], None]
     run_failed: Callable[[Any, BaseException], None]
     hold_agent_interrupts: Callable[[list[dict[str, Any]]], None]
@@ -269,6 +271,28 @@ class RunContext:
             return
         self.dispatch(event)
 
+    def apply_after_fault(self, event: Any) -> None:
+        """The first event of the task the run failed in (the run machine's
+        ``drop_task_events``): the subscriber still dispatches it to the failed run. A
+        RUN_FINISHED is not forwarded again (its interrupts are the agent's); a RUN_ERROR's
+        message becomes the run's error (the message keeps the fault's)."""
+        kind = event.type
+        if kind == E.RUN_FINISHED:
+            # Not forwarded again, but the client's apply stage still sets the agent's
+            # pending interrupts from it (none for a success).
+            self.rt.hold_agent_interrupts(_held_interrupts(event))
+            return
+        if kind == E.RUN_STARTED or kind in _IGNORED:
+            return
+        if kind == E.RUN_ERROR:
+            self.rt.run_failed(self, AgentRunError(event.message, getattr(event, "code", None)))
+            return
+        if kind is _TEXT or kind is _ARGS or kind is _REASONING:
+            if kind is not _TEXT or event.delta:
+                self.aggregator.handle(event)
+            return
+        self.dispatch(event)
+
     def dispatch(self, event: Any) -> None:
         rt = self.rt
         kind = event.type
@@ -371,8 +395,10 @@ def _held_interrupts(event: Any) -> list[dict[str, Any]]:
 @CLIENT.effect(_RUN)
 def record_outcome(run: RunContext, event: Any) -> None:
     run.finished_dispatched = True
-    run.rt.hold_agent_interrupts(_held_interrupts(event))
+    # The subscriber is handed the event before @ag-ui/client records its outcome's
+    # interrupts on the agent: a run the dispatch starts sees the ones held before.
     run.dispatch(event)
+    run.rt.hold_agent_interrupts(_held_interrupts(event))
 
 
 @CLIENT.effect(_RUN)

@@ -18,6 +18,7 @@ from typing import Any
 
 from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.aggregator.snapshot import RunSnapshot
+from agui_fsm.errors import InterruptPendingError
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_idle, refused_while_running
@@ -75,6 +76,7 @@ class Runs:
         self.active: RunContext | None = None  # the latest run started: what cancel aborts
         self.running = False
         self.resume_due: str | None = None  # the message a due resume continues
+        self._detached: set[asyncio.Task] = set()  # resumes started beside a streaming run
         self.last_run_config: dict[str, Any] = {}
         self.count = 0
         self._error: BaseException | None = None
@@ -88,6 +90,7 @@ class Runs:
             show_thinking=settings.show_thinking,
             thread_id=settings.thread_id,
             notify=outlet.notify,
+            settle=outlet.settle,
             diagnose=self.diagnose,
             run_failed=self.failed,
             hold_agent_interrupts=interrupts.hold,
@@ -159,6 +162,7 @@ class Runs:
         parent_id: str | None,
         run_config: Mapping[str, Any] | None,
         resume: list | None = None,
+        refusal: BaseException | None = None,
     ) -> None:
         self.last_run_config = dict(run_config or {})
         repo = self.repo
@@ -182,12 +186,16 @@ class Runs:
         self.running = True
         run.task = asyncio.current_task()
         self.outlet.notify()
+        stream = RunStream(run, self.settings, self.diagnose, ())
         try:
             run.start()
             run_input = self.build_input(run_id, run_config, historical, resume)
+            if refusal is not None:
+                raise refusal
             self.interrupts.check_run_answers(resume)
             self.count += 1
-            await RunStream(run, self.settings, self.diagnose).consume(self.agent.run(run_input))
+            stream = RunStream(run, self.settings, self.diagnose, run_input["messages"])
+            await stream.consume(self.agent.run(run_input))
         except asyncio.CancelledError:
             if not run.aborted:
                 raise
@@ -198,6 +206,8 @@ class Runs:
             if not run.aborted:
                 run.fail(exc)
                 self.failed(run, exc)
+                if stream.apply_in_flight():
+                    run.fail(exc)
         finally:
             run.aggregator.settle()
             self.finish(run)
@@ -205,6 +215,9 @@ class Runs:
             await self._after(run)
         finally:
             self.queue.wake()  # the runs queued behind this one (close_run)
+            # The operation returns to its caller: the burst of updates is over (its
+            # continuation runs after the microtasks, the reference's tool tracker's too).
+            self.outlet.settle()
 
     async def _after(self, run: RunContext) -> None:
         if self._error is not None:
@@ -261,22 +274,41 @@ class Runs:
             if change.exposes_interrupts or change.dest == "requires_action_interrupt":
                 self.interrupts.sync("RUN_FINISHED")
             if change.resume_due:
-                self.resume_due = message_id
+                self._resume_due(message_id)
         if self.tool_results.complete_if_resolved(message_id, "snapshot"):
-            self.resume_due = message_id
+            self._resume_due(message_id)
 
-    async def drain_resume(self) -> None:
+    def _resume_due(self, message_id: str) -> None:
+        """A stream event completed a message whose calls all have results: its resume waits
+        for the run holding the running flag to end; with the flag down (an overlapping run
+        that ended cleared it, reference profile) it starts now, as the reference's
+        ``maybeResumeAfterToolResults`` does."""
+        self.resume_due = message_id
+        if not self.running:
+            # The reference starts it within the update, so @ag-ui/client checks the
+            # interrupts the agent holds at this moment.
+            try:
+                self.interrupts.check_run_answers(None)
+                refusal = None
+            except InterruptPendingError as exc:
+                refusal = exc
+            task = asyncio.ensure_future(self.drain_resume(refusal))
+            self._detached.add(task)
+            task.add_done_callback(self._detached.discard)
+
+    async def drain_resume(self, refusal: BaseException | None = None) -> None:
         """Start the resume a tool result made due, unless a run is still streaming (its
-        tail starts it then: two runs never overlap)."""
+        tail starts it then: two runs never overlap). ``refusal``: the agent's, decided when
+        the resume became due."""
         if self.running or self.resume_due is None:
             return
         message_id, self.resume_due = self.resume_due, None
         if not self.interrupts.holds_resume():
-            await self.start_resume(message_id)
+            await self.start_resume(message_id, refusal)
 
-    async def start_resume(self, message_id: str) -> None:
+    async def start_resume(self, message_id: str, refusal: BaseException | None = None) -> None:
         try:
-            await self.start(message_id, self.last_run_config)
+            await self.start(message_id, self.last_run_config, refusal=refusal)
         except Exception as exc:  # noqa: BLE001 - reported, as the reference's .catch(onError)
             if exc not in self.outlet.reported_errors:
                 self.outlet.report(exc)

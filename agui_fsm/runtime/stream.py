@@ -16,6 +16,8 @@ from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.events import EventSchemaError, flat_delta, parse_event
+from agui_fsm.machines.plans import CLIENT
+from agui_fsm.machines.run import CLIENT_CHECKS
 from agui_fsm.runtime.deltas import DeltaLane
 from agui_fsm.runtime.pipeline import (
     ChunkExpander,
@@ -25,8 +27,43 @@ from agui_fsm.runtime.pipeline import (
     is_error,
     legacy_thinking_event,
 )
+from agui_fsm.runtime.reference_checks import (
+    EVENT_TYPES_0_0_58,
+    ClientMessages,
+    VerifyEvents,
+    legacy_schema_fault,
+)
 from agui_fsm.runtime.run import RunContext
 from agui_fsm.runtime.settings import RuntimeSettings
+
+_RUN = "run"
+
+
+class StreamFault:
+    """The cause of a run's ``stream_fault`` edge: one event's findings (``errors`` first,
+    then ``others``), whether the profile's client refuses the event (``refused``), and
+    whether the run goes on regardless (``lenient``: the findings become diagnostics)."""
+
+    __slots__ = ("diagnose", "errors", "lenient", "others", "refused")
+
+    def __init__(
+        self,
+        errors: Sequence[Exception],
+        others: Sequence[Exception],
+        refused: bool,
+        lenient: bool,
+        diagnose: Callable[[Exception], None],
+    ) -> None:
+        self.errors = errors
+        self.others = others
+        self.refused = refused
+        self.lenient = lenient
+        self.diagnose = diagnose
+
+    def report(self) -> None:
+        """Every finding becomes a diagnostic."""
+        for finding in (*self.errors, *self.others):
+            self.diagnose(finding)
 
 
 class RunStream:
@@ -35,6 +72,7 @@ class RunStream:
         run: RunContext,
         settings: RuntimeSettings,
         diagnose: Callable[[Exception, Any], None],
+        input_messages: Sequence[Any] = (),
     ) -> None:
         self.run = run
         self.lenient = settings.lenient
@@ -43,11 +81,30 @@ class RunStream:
         self.expander = ChunkExpander()
         factory = settings.validator_factory
         self.validator = StreamValidator(factory if factory is not False else lambda: None)
+        failing = run.life.machine.plan(
+            "running", "stream_fault", run, StreamFault((), (), True, True, _ignore)
+        )
+        self.task_events_dropped = failing is not None and failing.runs(drop_task_events)
+        """Whether a task's events are applied once it is read (and so lost to a fault in
+        it), the reference client's way; else each as it arrives."""
+        self._task: list[Any] | None = None
+        """While a task is read with its application deferred: its events, to apply."""
+        self.in_flight: Any = None
+        """The first event of the task a fault ended, applied once the run has failed."""
+        checks_0_0_58 = CLIENT_CHECKS[run.life.machine.profile] == "0.0.58"
+        self.client_0_0_58 = VerifyEvents() if checks_0_0_58 and factory is not False else None
+        """The reference client's own checks (run when events are checked at all, not with
+        ``validator=False``), which then decide what fails the run."""
+        self.client_messages = (
+            ClientMessages.of_input(input_messages) if self.client_0_0_58 is not None else None
+        )
+        """The message list the reference client's pipeline keeps (with its checks)."""
         # The delta lane feeds the validator a wire dict: the default one's input, or none.
+        # The reference client's checks see every event, so that profile goes without it.
         validator = self.validator
         self.lane = (
             DeltaLane(run, self.expander, validator.wire_feed, validator.wire_delta)
-            if validator.reads_wire
+            if validator.reads_wire and self.client_0_0_58 is None
             else None
         )
 
@@ -78,7 +135,9 @@ class RunStream:
                     if run.aborted:
                         break
                     # feed(raw), with the delta lane's test inline (most of a stream)
-                    if (
+                    if type(raw) is list:
+                        self.feed_task(raw)
+                    elif (
                         take is None
                         or type(raw) is not dict
                         or len(raw) != 3
@@ -104,8 +163,44 @@ class RunStream:
             return is_error(violation)
         return client_enforces(violation)
 
+    def feed_task(self, items: list[Any]) -> None:
+        """Events that arrived together (one network read: a JavaScript task). Each is
+        checked as it arrives; whether it is applied at once or once the task is read is
+        the profile's ``stream_fault`` edge's (``drop_task_events``)."""
+        settle = self.run.rt.settle  # the host renders between two events' application
+        if not self.task_events_dropped or self.lenient:
+            for raw in items:
+                self.feed(raw)
+                settle()
+            return
+        self._task = []
+        try:
+            for raw in items:
+                self._feed_general(raw)
+        except Exception:
+            task, self._task = self._task, None
+            self.in_flight = task[0] if task else None
+            raise
+        task, self._task = self._task, None
+        for event in task:
+            self._apply(event)
+            settle()
+
+    def apply_in_flight(self) -> bool:
+        """After the run failed on a fault in a task: the task's first event; whether one
+        was applied (the reference then reports the failure to the message again, as its
+        run's catch does once the stream's error reaches it)."""
+        event, self.in_flight = self.in_flight, None
+        if event is None or not self._listed(event):
+            return False
+        self.run.apply_after_fault(event)
+        return True
+
     def feed(self, raw: Any) -> None:
         """One item of the stream: the delta lane's, or the general way."""
+        if type(raw) is list:
+            self.feed_task(raw)
+            return
         lane = self.lane
         if lane is not None and type(raw) is dict and len(raw) == 3:
             taken = lane.take(raw)
@@ -124,22 +219,43 @@ class RunStream:
         legacy = legacy_thinking_event(raw) if flat is None else None
         if legacy is not None:
             # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
-            # open chunked message) but never hands them to the subscriber: they render
-            # nothing.
-            for expanded in list(self.expander.feed(legacy, index))[:-1]:
-                run.on_event(expanded)
+            # open chunked message) and verifyEvents, but never hands them to the subscriber:
+            # they render nothing.
+            schema_fault = legacy_schema_fault(raw) if self.client_0_0_58 is not None else None
+            if schema_fault is not None:
+                rejected = EventSchemaError(
+                    schema_fault, rule="SCHEMA-004", index=index, event_type=raw["type"]
+                )
+                self._judge([rejected], (), True)
+                return
+            *closing, _ = self.expander.feed(legacy, index)
+            for expanded in closing:
+                self._apply_checked(expanded, (), index)
+            if self.client_0_0_58 is not None:
+                self._check_client(raw["type"], None, (), index)
+            if self._task is not None:
+                self._task.append(None)  # it takes its turn in the task, to no effect
             return
         try:
             if event is None:
                 event = parse_event(raw)
         except EventSchemaError as exc:
             exc.index = index
-            # The client drops an event of an unknown type (with a warning), and fails the
-            # run on a malformed one.
-            if self.lenient or exc.rule == "SCHEMA-003":
-                self.diagnose(exc, run)
-                return
-            raise
+            # @ag-ui/client 1.0 drops an event of an unknown type (with a warning) and fails
+            # the run on a malformed one; 0.0.58's HttpAgent fails the run on both.
+            refused = exc.rule != "SCHEMA-003" or self.client_0_0_58 is not None
+            self._judge([exc], (), refused)
+            return
+        if self.client_0_0_58 is not None and event.type.value not in EVENT_TYPES_0_0_58:
+            unknown = EventSchemaError(
+                f"{event.type.value}: not an event type of @ag-ui/client 0.0.58, whose "
+                "HttpAgent refuses it",
+                rule="SCHEMA-003",
+                index=index,
+                event_type=event.type.value,
+            )
+            self._judge([unknown], (), True)
+            return
         try:
             run.check_outcome(event)
         except EventSchemaError as rejected:
@@ -153,17 +269,125 @@ class RunStream:
 
     def _validated(self, event: Any, violations: Sequence[Any], index: int) -> None:
         """The rest of the pipeline, after the validator found ``violations``."""
-        run = self.run
-        for violation in violations:
-            if not self.lenient and self._fails_run(violation):
-                raise as_protocol_violation(violation, index)
-            self.diagnose(as_protocol_violation(violation, index), run)
+        if self.client_0_0_58 is None and violations:
+            refused = any(self._fails_run(v) for v in violations)
+            self._judge(*_findings(violations, index), refused)
+            violations = ()
         try:
             events = self.expander.feed(event, index)
         except ProtocolViolation as exc:
-            if not self.lenient:
-                raise
-            self.diagnose(exc, run)
+            errors, others = _findings(violations, index)
+            self._judge([exc, *errors], others, True)
             return
         for expanded in events:
-            run.on_event(expanded)
+            self._apply_checked(expanded, violations, index)
+            violations = ()
+
+    def _apply_checked(self, event: Any, violations: Sequence[Any], index: int) -> None:
+        """Hand one chunk-expanded event on to be applied, once the reference client's
+        checks (in that profile) let it through."""
+        if self.client_0_0_58 is None or self._check_client(
+            event.type.value, event, violations, index
+        ):
+            self._apply(event)
+
+    def _apply(self, event: Any) -> None:
+        """Apply a checked event: now, or once its task is read."""
+        if self._task is not None:
+            self._task.append(event)
+        elif event is not None and self._listed(event):
+            self.run.on_event(event)
+
+    def _listed(self, event: Any) -> bool:
+        """Whether the reference client's message list lets the event through (always, in
+        the spec profile); the run's ``event_unlisted`` edge where it does not."""
+        if self.client_messages is None or self.client_messages.delivers(event.type.value, event):
+            return True
+        self.run.life.take("event_unlisted", self.run, event)
+        return False
+
+    def _check_client(self, kind: str, event: Any, violations: Sequence[Any], index: int) -> bool:
+        """@ag-ui/client 0.0.58's verifyEvents on the next event (the reference profile)
+        and the validator's ``violations`` of it, judged on the run's ``stream_fault`` edge:
+        whether the event goes on (a refused one only when lenient). A refused event fails
+        the run with the validator's first error for it, else with the client check's own
+        fault."""
+        fault = self.client_0_0_58.check(kind, event)  # type: ignore[union-attr]
+        errors, others = _findings(violations, index)
+        refused = fault is not None or (self.validates_all and bool(errors))
+        if fault is not None and not errors:
+            errors.append(
+                ProtocolViolation(fault.message, rule=fault.rule, index=index, event_type=kind)
+            )
+        self._judge(errors, others, refused)
+        return not refused or self.lenient
+
+    def _judge(
+        self, errors: Sequence[Exception], others: Sequence[Exception], refused: bool
+    ) -> None:
+        """An event's findings: an event with an error, or one the profile's client
+        refuses, takes the run's ``stream_fault`` edge, which fails the run on the first
+        error (unless lenient) or diagnoses it; warnings are diagnosed."""
+        run = self.run
+        fault = StreamFault(errors, others, refused, self.lenient, self._diagnose)
+        if errors or refused:
+            run.life.take("stream_fault", run, fault)
+        else:
+            fault.report()
+
+    def _diagnose(self, finding: Exception) -> None:
+        self.diagnose(finding, self.run)
+
+
+def _ignore(finding: Exception) -> None:
+    pass
+
+
+# -- the run table's stream_fault and event_unlisted edges for the client ---------------------
+# They take (run, cause): the RunContext and the StreamFault (or the unlisted event).
+
+
+@CLIENT.guard(_RUN, "rejected_by_client_1_0")
+@CLIENT.guard(_RUN, "rejected_by_client_0_0_58")
+def refused_by_client(run: RunContext, fault: StreamFault) -> bool:
+    """The profile's client (``CLIENT_CHECKS``) refuses the event: the stream computed it."""
+    return fault.refused
+
+
+@CLIENT.effect(_RUN)
+def fail_run(run: RunContext, fault: StreamFault) -> None:
+    """Raise the event's first error (the stream's reader fails the run with it); when
+    lenient, every finding becomes a diagnostic instead."""
+    if not fault.lenient:
+        raise fault.errors[0]
+    fault.report()
+
+
+@CLIENT.effect(_RUN)
+def diagnose_fault(run: RunContext, fault: StreamFault) -> None:
+    fault.report()
+
+
+@CLIENT.effect(_RUN)
+def drop_task_events(run: RunContext, fault: StreamFault) -> None:
+    """Nothing when the fault is taken: the stream looks for this effect in the failing
+    plan beforehand (``RunStream.task_events_dropped``) and defers a task's application."""
+
+
+CLIENT.performed_by(
+    _RUN, "runtime.stream.RunStream._listed: the event is not applied", "drop_event"
+)
+CLIENT.performed_by(
+    _RUN,
+    "runtime.stream.RunStream._apply: with no second message list every event goes on",
+    "apply_event",
+)
+
+
+def _findings(
+    violations: Sequence[Any], index: int
+) -> tuple[list[ProtocolViolation], list[ProtocolViolation]]:
+    """The validator's findings of one event as exceptions: its errors, and the rest."""
+    errors = [as_protocol_violation(v, index) for v in violations if is_error(v)]
+    others = [as_protocol_violation(v, index) for v in violations if not is_error(v)]
+    return errors, others

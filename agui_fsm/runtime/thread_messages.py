@@ -86,6 +86,7 @@ class ThreadMessages:
 
     def apply_external(self, messages: Sequence[Message]) -> None:
         """Replace the visible thread with ``messages`` (kept branches stay, if consistent)."""
+        self.history.forget_pending()
         if not messages:
             self.repo.clear()
         else:

@@ -32,11 +32,14 @@ from agui_fsm.runtime.tool_parts import (
     DELTA_TRIGGERS,
     NOT_JSON,
     UNCHANGED,
+    CancelledTurn,
     Entry,
     Execution,
     Tool,
     ToolArgsDiagnostic,
     equal_json,
+    in_stream_order,
+    open_part_stream,
     parse_args,
     result_of,
     tool_call_parts,
@@ -92,11 +95,16 @@ class ToolExecutor:
         self._walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
         """id(message) -> (message, content list walked, its toolCallIds)."""
         self._first = True
-        self._discarded_turn = False
+        self._cancelled_turn = CancelledTurn()
+        self._discarded: frozenset[str] = frozenset()
+        """The toolCallIds the cancelled turn holds in the last update read."""
         self._was_running = False
         self._tasks: set[asyncio.Task] = set()
         self._answering_aborted = False
         self._observing = False
+        self._update_due = False
+        self._shown: set[str] = set()
+        """The toolCallIds the last update showed."""
         self._closed = False
 
     # -- public observation ------------------------------------------------------------------
@@ -117,8 +125,9 @@ class ToolExecutor:
 
     @property
     def busy(self) -> bool:
-        """Whether a tool is running or its result is still being submitted."""
-        return self.pending > 0
+        """Whether a tool is running or its result is still being submitted, or the thread
+        is still to be read after an update."""
+        return self.pending > 0 or self._update_due
 
     def cancel(self) -> list[asyncio.Task]:
         """Stop: cancel the tools still running (their results are never submitted) and
@@ -132,7 +141,11 @@ class ToolExecutor:
     async def settled(self) -> None:
         """Wait until no tool runs and no submission (with the resume it caused) is pending."""
         while self.busy:
-            await asyncio.wait(set(self._tasks))
+            running = {t for t in self._tasks if not t.done()}
+            if running:
+                await asyncio.wait(running)
+            else:
+                await asyncio.sleep(0)  # the update due is read on the next turn
 
     async def aborted_answered(self) -> None:
         """Let the results submitted for tools a turn's start ended reach the thread before
@@ -153,10 +166,35 @@ class ToolExecutor:
             return
         for entry in self._entries.values():
             entry.life.try_take(action, self, entry, Observed(entry.part, entry.args_text))
-        self._discarded_turn = action == "cancel"
+        if action == "cancel":
+            self._cancelled_turn.cancelled(self.runtime)
+        elif action == "reload":
+            self._cancelled_turn.reloading()
 
     def on_update(self, runtime: Any) -> None:
-        """One thread update: compare every tool-call part with what is tracked."""
+        """A thread update. The reference host feeds its tracker once React re-renders,
+        after the synchronous work that made the update (a microtask): the executor
+        likewise reads the thread once the current burst of updates is over (the next turn
+        of the event loop, or :meth:`flush`), so a state the burst passes through is not
+        seen (a run that ends and the resume run it starts at once, say)."""
+        if self._update_due:
+            return
+        self._update_due = True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or self._first:  # no loop, or the host's first render: at once
+            self.flush(runtime)
+            return
+        loop.call_soon(self.flush, runtime)
+
+    def flush(self, runtime: Any) -> None:
+        """Read the thread now, if an update is due: compare every tool-call part with what
+        is tracked."""
+        if not self._update_due:
+            return
+        self._update_due = False
         if self._observing:
             return
         self._observing = True
@@ -174,8 +212,9 @@ class ToolExecutor:
         restore = self._first or bool(getattr(runtime, "is_loading", False))
         self._first = False
         if runtime.is_running and not self._was_running:
-            self._discarded_turn = False  # a new run: the cancelled turn is over
+            self._cancelled_turn.run_started(runtime.messages)
         self._was_running = runtime.is_running
+        self._discarded = self._cancelled_turn.tool_call_ids(runtime.messages)
         walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
         changed = False
         for message in runtime.messages:
@@ -191,7 +230,7 @@ class ToolExecutor:
         changed = changed or walked.keys() != self._walked.keys()
         self._walked = walked
         if changed:
-            seen = {i for _m, _c, ids in walked.values() for i in ids}
+            self._shown = seen = {i for _m, _c, ids in walked.values() for i in ids}
             for tool_call_id, entry in self._entries.items():
                 if tool_call_id not in seen:
                     observed = Observed(entry.part, entry.args_text)
@@ -242,6 +281,9 @@ class ToolExecutor:
             entry.result = result_of(part)
             self._entries[tool_call_id] = entry
             entry.life.take("observe_call", self, entry, Observed(part, args_text, restore))
+            if entry.life.state != "restored":
+                # The reference tracker opens a part stream for every live call it is shown.
+                open_part_stream(self._entries.values(), entry, has_result=bool(entry.result))
             return
         if restore and entry.life.state != "restored":
             return
@@ -250,6 +292,8 @@ class ToolExecutor:
         if result != entry.result:
             entry.result = result
             self._fire(entry, "observe_result", part, args_text)
+            if result and not part.get("isPreliminary"):
+                entry.streams = False  # the tracker closes the part on a final result
         if part.get("approval") is not None:
             self._fire(entry, "interrupt", part, args_text)
         if args_text != entry.args_text:
@@ -287,7 +331,7 @@ class ToolExecutor:
 
     @CLIENT.guard(_EXECUTION)
     def in_discarded_turn(self, entry: Entry, observed: Observed) -> bool:
-        return self._discarded_turn
+        return entry.life.instance in self._discarded
 
     @CLIENT.guard(_EXECUTION)
     def extends_prefix(self, entry: Entry, observed: Observed) -> bool:
@@ -309,6 +353,22 @@ class ToolExecutor:
     @CLIENT.guard(_EXECUTION)
     def tool_raised(self, entry: Entry, observed: Observed) -> bool:
         return entry.raised
+
+    @CLIENT.guard(_EXECUTION)
+    def off_thread(self, entry: Entry, observed: Observed) -> bool:
+        return entry.life.instance not in self._shown
+
+    @CLIENT.effect(_EXECUTION)
+    def promote_restored(self, entry: Entry, observed: Observed) -> None:
+        """A live update changed a restored call: its part stream opens (its argsText is
+        tracked once the edge is taken)."""
+        open_part_stream(self._entries.values(), entry, has_result=False)
+
+    @CLIENT.effect(_EXECUTION)
+    def append_args(self, entry: Entry, observed: Observed) -> None:
+        """Its part stream was written to: no longer held (its argsText is tracked once the
+        edge is taken)."""
+        entry.holds = 0
 
     @CLIENT.effect(_EXECUTION)
     def keep_stale_prefix(self, entry: Entry, observed: Observed) -> None:
@@ -360,8 +420,9 @@ class ToolExecutor:
             entry.life.try_take("run_settled", self, entry, observed)
             if observed.runnable:
                 runnable.append(entry)
-        if START_ORDER[self.profile] == "reverse":
-            runnable.reverse()
+        if START_ORDER[self.profile] == "stream":
+            in_thread = (i for _m, _c, ids in self._walked.values() for i in ids)
+            runnable = in_stream_order(runnable, in_thread)
         for entry in runnable:
             self._start(entry)
 
@@ -412,8 +473,6 @@ CLIENT.performed_by(_EXECUTION, _TRACKS, "record_restored", "track_args")
 CLIENT.performed_by(
     _EXECUTION,
     _TRACKS,
-    "promote_restored",
-    "append_args",
     "adopt_equivalent",
     "replace_args",
     "ignore_changed_args",

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +73,18 @@ def equal_json(a: Any, b: Any) -> bool:
 class Entry:
     """What the executor knows of one toolCallId: its machine and the tracked argsText."""
 
-    __slots__ = ("args_text", "diverged", "life", "name", "part", "raised", "result", "task")
+    __slots__ = (
+        "args_text",
+        "diverged",
+        "holds",
+        "life",
+        "name",
+        "part",
+        "raised",
+        "result",
+        "streams",
+        "task",
+    )
 
     def __init__(self, life: Lifecycle, name: str, args_text: str) -> None:
         self.life = life
@@ -85,8 +96,32 @@ class Entry:
         self.raised = False
         self.diverged = ""
         """The last divergent argsText reported, so each is reported once."""
+        self.streams = False
+        """Whether the reference tracker would hold a live part stream for the call (seen
+        live, no final result yet)."""
+        self.holds = 0
+        """Tool-call parts opened since this call's stream was last written to: each delays
+        the call by one turn of the tracker's merge stream (the reference's start order)."""
         self.task: Any = None
         """The asyncio task running the tool, once it was called."""
+
+
+def open_part_stream(entries: Iterable[Entry], entry: Entry, *, has_result: bool) -> None:
+    """The reference tracker opens a part stream for a live call: every stream still open
+    is held one turn more (its merge stream's part-start barrier)."""
+    for other in entries:
+        if other.streams and other is not entry:
+            other.holds += 1
+    entry.streams = not has_result
+    entry.holds = 0
+
+
+def in_stream_order(runnable: list[Entry], in_thread: Iterable[str]) -> list[Entry]:
+    """The calls one update makes runnable in the order the reference starts them (the
+    ``stream`` START_ORDER): fewest held turns first, then thread order (``in_thread``:
+    every toolCallId the thread shows, in order)."""
+    position = {tool_call_id: at for at, tool_call_id in enumerate(in_thread)}
+    return sorted(runnable, key=lambda e: (e.holds, position.get(e.life.instance, 0)))
 
 
 def tool_call_parts(messages: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
@@ -114,3 +149,94 @@ def tool_call_parts(messages: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
 
 def result_of(part: Mapping[str, Any]) -> tuple[Any, ...]:
     return (part["result"],) if "result" in part else ()
+
+
+class CancelledTurn:
+    """The turn a cancel ended, as ``@assistant-ui/core``'s external-store host keeps it
+    (``_cancelledToolTurn``): the assistant message the cancel cut short, and the message
+    before it. A tool call in that message, or in an assistant message that follows that
+    parent while the turn is still open, is discarded whenever it shows up: it never runs.
+    A run that continues the cancelled message ends the turn; a run that starts from its
+    parent (a new answer), or a reload of it, closes it to new messages."""
+
+    def __init__(self) -> None:
+        self.message_ids: set[str] | None = None
+        self.parent_id: str | None = None
+        self.parent_open = False
+        self.current = False
+        """Whether no reload has started since the cancel (the host's run-start lease)."""
+        self.reload_pending = False
+
+    def cancelled(self, runtime: Any) -> None:
+        """A cancel: while a run streams, its last message is the cancelled turn."""
+        if not runtime.is_running:
+            return
+        shown = [m for m in runtime.messages if not _optimistic(m)]
+        tail = shown[-1] if shown else None
+        assistant = tail is not None and _role(tail) == "assistant"
+        self.message_ids = {_field(tail, "id")} if assistant else set()
+        before = shown[-2] if assistant and len(shown) > 1 else (None if assistant else tail)
+        self.parent_id = _field(before, "id") if before is not None else None
+        self.parent_open = True
+        self.current = True
+        self.reload_pending = False
+
+    def reloading(self) -> None:
+        if self.message_ids is not None:
+            self.current = False
+            self.reload_pending = True
+
+    def run_started(self, messages: Any) -> None:
+        if self.message_ids is None:
+            return
+        tail = messages[-1] if messages else None
+        assistant = tail is not None and _role(tail) == "assistant"
+        before = (messages[-2] if len(messages) > 1 else None) if assistant else tail
+        if self.reload_pending:
+            self.reload_pending = False
+            if before is not None and _field(before, "id") == self.parent_id:
+                self.parent_open = False
+        elif self.current:
+            if assistant and _field(tail, "id") in self.message_ids:
+                self.message_ids = None  # the cancelled message goes on: the turn is over
+            elif (_field(before, "id") if before is not None else None) == self.parent_id:
+                self.parent_open = False
+
+    def tool_call_ids(self, messages: Any) -> frozenset[str]:
+        """The toolCallIds the turn holds in this thread (it takes in an assistant message
+        that follows its parent while it is open)."""
+        if self.message_ids is None:
+            return frozenset()
+        ids: set[str] = set()
+        previous = None
+        for message in messages:
+            if _role(message) == "assistant" and not _optimistic(message):
+                message_id = _field(message, "id")
+                if message_id not in self.message_ids and (
+                    self.parent_open
+                    and (_field(previous, "id") if previous is not None else None) == self.parent_id
+                ):
+                    self.message_ids.add(message_id)
+                if message_id in self.message_ids:
+                    ids.update(
+                        part.get("toolCallId")
+                        for _id, part in tool_call_parts([message])
+                        if isinstance(part.get("toolCallId"), str)
+                    )
+            previous = message
+        return frozenset(ids)
+
+
+def _field(message: Any, name: str) -> Any:
+    if isinstance(message, Mapping):
+        return message.get(name)
+    return getattr(message, name, None)
+
+
+def _role(message: Any) -> Any:
+    return _field(message, "role")
+
+
+def _optimistic(message: Any) -> bool:
+    metadata = _field(message, "metadata")
+    return isinstance(metadata, Mapping) and bool(metadata.get("isOptimistic"))

@@ -42,10 +42,16 @@ def take_tool_edge(message: Message, call: MessageToolCall, trigger: str, cause:
     over whole) gets one, imported from its part, first."""
     life = message.tool_life(call.tool_call_id)
     if life is None:
-        life = Lifecycle(TOOL_MACHINE, call.tool_call_id)
-        imported = MessageToolCall(message, call.tool_call_id, call.parts[:1])
-        life.take("import_snapshot", None, None, imported, Imported(life))
+        life = imported_life(message, call)
     return life.try_take(trigger, None, None, call, cause)
+
+
+def imported_life(message: Message, call: MessageToolCall) -> Lifecycle:
+    """A machine for the call as its part on the message shows it (``import_snapshot``)."""
+    life = Lifecycle(TOOL_MACHINE, call.tool_call_id)
+    imported = MessageToolCall(message, call.tool_call_id, call.parts[:1])
+    life.take("import_snapshot", None, None, imported, Imported(life))
+    return life
 
 
 class ToolResults:
@@ -144,7 +150,10 @@ class ToolResults:
         for part in message.content:
             if part.get("type") == "tool-call" and not is_resolved(part):
                 call = MessageToolCall(message, part["toolCallId"], [part])
-                take_tool_edge(message, call, "auto_cancel", None)
+                if take_tool_edge(message, call, "auto_cancel", None) is None:
+                    # The run's machine holds a result the message no longer shows (a
+                    # MESSAGES_SNAPSHOT replaced the part): the part is cancelled as shown.
+                    imported_life(message, call).try_take("auto_cancel", None, None, call, None)
                 part = call.parts[0]
             content.append(part)
         message.set_content(content)

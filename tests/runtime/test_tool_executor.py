@@ -36,9 +36,10 @@ def part(args_text: str, tool_call_id: str = "tc1", name: str = "echo", **extra:
 
 
 def show(host: Host, executor: ToolExecutor, *parts: dict, running: bool = False) -> None:
-    host.messages = [{"id": "a1", "content": list(parts)}] if parts else []
+    host.messages = [{"id": "a1", "role": "assistant", "content": list(parts)}] if parts else []
     host.is_running = running
     executor.on_update(host)
+    executor.flush(host)  # each show is one render of the host
 
 
 def echo_executor(profile: str = "spec", **tools: Any) -> tuple[Host, ToolExecutor, list]:
@@ -47,6 +48,7 @@ def echo_executor(profile: str = "spec", **tools: Any) -> tuple[Host, ToolExecut
     registry = {"echo": lambda args: calls.append(args) or {"args": args}, **tools}
     executor = ToolExecutor(host, registry, profile)
     executor.on_update(host)  # the first update is the restore window, as the tracker's
+    executor.flush(host)
     return host, executor, calls
 
 
