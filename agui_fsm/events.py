@@ -29,6 +29,7 @@ from agui_fsm.errors import ProtocolViolation
 from agui_fsm.jsonwire import depth_problem
 
 _EVENT = TypeAdapter(Event)
+_VALIDATE = _EVENT.validator.validate_python  # TypeAdapter.validate_python, minus its wrapper
 KNOWN_TYPES: frozenset[str] = frozenset(e.value for e in EventType)
 
 
@@ -189,8 +190,9 @@ def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
     flat = flat_delta(raw)
     if flat is not None:
         return flat
-    kind = raw.get("type") if isinstance(raw, Mapping) else None
-    if not isinstance(raw, Mapping) or kind is None:
+    mapping = type(raw) is dict or isinstance(raw, Mapping)
+    kind = raw.get("type") if mapping else None
+    if not mapping or kind is None:
         raise EventSchemaError("event has no 'type' field", rule="SCHEMA-002", event_type=None)
     if not isinstance(kind, str):
         raise EventSchemaError(
@@ -206,7 +208,7 @@ def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
             f"unknown event type {kind!r}", rule="SCHEMA-003", event_type=str(kind)
         )
     try:
-        return _EVENT.validate_python(raw)
+        return _VALIDATE(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "event"

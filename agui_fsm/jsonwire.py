@@ -56,7 +56,7 @@ def too_deep(path: list[Any], limit: int) -> JsonProblem:
     )
 
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
+SCALARS = frozenset({str, int, float, bool, type(None)})
 _STRINGS_AND_NUMBERS = (str, int, float)
 _SEQUENCES = (list, tuple)
 
@@ -71,7 +71,7 @@ def _children(value: Any):
     """An iterator over (key, child) when ``value`` is a non-empty container, else None (an
     empty object or array is a value like a scalar, as orjson counts levels)."""
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in SCALARS:
         return None
     if kind is dict:
         return iter(value.items()) if value else None
@@ -95,7 +95,7 @@ def plain_within(value: Any, room: int) -> bool:
     recursion is bounded by ``room``."""
     if room <= 0:
         return False
-    scalars = _SCALARS
+    scalars = SCALARS
     for child in value.values() if type(value) is dict else value:
         kind = type(child)
         if kind in scalars:
@@ -121,7 +121,7 @@ def depth_problem(value: Any, limit: int = MAX_DEPTH) -> JsonProblem | None:
         return None
     stack = [top]
     keys: list[Any] = []
-    scalars = _SCALARS
+    scalars = SCALARS
     while stack:
         for key, child in stack[-1]:
             if type(child) in scalars:
@@ -235,7 +235,7 @@ def patch_may_deepen(ops: list[Any], limit: int = MAX_DOCUMENT_DEPTH) -> bool:
     ``limit``: a value added ``p`` levels down with ``d`` levels of its own reaches
     ``p + d``; a copy or move only deepens what it moves from a shallower path. Cheap, so
     the exact walk (:func:`depth_problem`) runs only when it says so."""
-    scalars = _SCALARS
+    scalars = SCALARS
     for op in ops:
         if type(op) is not dict and not isinstance(op, Mapping):
             continue

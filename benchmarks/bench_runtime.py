@@ -4,7 +4,9 @@
     python benchmarks/bench_runtime.py --quick    # 10k and 100k deltas, 1k tool calls
     python benchmarks/bench_runtime.py --validate # the same with the conformance validator
 
-Prints events/s for a text run and a tool-call run, the scaling ratios
+Prints events/s for a text run, a tool-call run (each call a TOOL_CALL_START, two
+TOOL_CALL_ARGS, TOOL_CALL_END and TOOL_CALL_RESULT) and an arguments-heavy tool-call run
+(each call a START, 20 TOOL_CALL_ARGS, END and RESULT), the scaling ratios
 time(big)/time(small) for the text run and for the tool-call run (about 10 for a tenfold
 run means linear), and the same text run on a thread that already holds many messages
 (loaded from a history adapter) against an empty one (about 1: the cost of an event does
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import time
 
 from agui_fsm.runtime import ThreadRuntime
@@ -45,7 +48,18 @@ def text_run(deltas: int) -> list[dict]:
     return events
 
 
-def tool_run(calls: int) -> list[dict]:
+def arguments(i: int, deltas: int) -> list[str]:
+    """Call ``i``'s arguments in ``deltas`` pieces: ``{"q": i}`` in two, else ``{"q": "word
+    word ... i"}`` a word a piece."""
+    if deltas == 2:
+        return ['{"q":', f"{i}}}"]
+    return ['{"q":"', *["word "] * (deltas - 2), f'{i}"}}']
+
+
+def tool_run(calls: int, args: int = 2) -> list[dict]:
+    """``calls`` tool calls, each streaming its arguments in ``args`` TOOL_CALL_ARGS deltas
+    (at least 2), then its TOOL_CALL_END and TOOL_CALL_RESULT; every other call is anchored
+    under the run's text message."""
     events = [
         {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
         {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
@@ -59,8 +73,10 @@ def tool_run(calls: int) -> list[dict]:
             start["parentMessageId"] = "m"  # anchored under the text part
         events += [
             start,
-            {"type": "TOOL_CALL_ARGS", "toolCallId": tool_call_id, "delta": '{"q":'},
-            {"type": "TOOL_CALL_ARGS", "toolCallId": tool_call_id, "delta": f"{i}}}"},
+            *(
+                {"type": "TOOL_CALL_ARGS", "toolCallId": tool_call_id, "delta": delta}
+                for delta in arguments(i, args)
+            ),
             {"type": "TOOL_CALL_END", "toolCallId": tool_call_id},
             {
                 "type": "TOOL_CALL_RESULT",
@@ -107,6 +123,24 @@ def timed(
     return elapsed, runtime
 
 
+ARGS_HEAVY = 20  # TOOL_CALL_ARGS per call in the arguments-heavy run
+
+
+def tools_timed(count: int, args: int, validator: object) -> float:
+    """Time a tool run of ``count`` calls of ``args`` arguments deltas; print its rate."""
+    events = tool_run(count, args)
+    elapsed, rt = timed(events, validator)
+    parts = rt.messages[-1].content
+    assert sum(p["type"] == "tool-call" for p in parts) == count
+    assert parts[-1]["args"] == json.loads("".join(arguments(count - 1, args)))
+    label = "tool run" if args == 2 else f"tool run, {args} args"
+    print(
+        f"{label}, {count:>9,} calls ({len(events):,} events): {elapsed:7.3f} s  "
+        f"{len(events) / elapsed:12,.0f} events/s"
+    )
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the default sizes")
@@ -131,16 +165,10 @@ def main() -> None:
 
     t_few = 0.0
     for count in (calls // 10, calls):
-        events = tool_run(count)
-        t_tools, rt = timed(events, validator)
-        parts = rt.messages[-1].content
-        assert sum(p["type"] == "tool-call" for p in parts) == count
-        print(
-            f"tool run, {count:>9,} calls ({len(events):,} events): {t_tools:7.3f} s  "
-            f"{len(events) / t_tools:12,.0f} events/s"
-        )
+        t_tools = tools_timed(count, 2, validator)
         t_few = t_few or t_tools
     print(f"scaling time({calls:,} calls)/time({calls // 10:,} calls) = {t_tools / t_few:.2f}")
+    tools_timed(calls, ARGS_HEAVY, validator)
 
     messages = small // 10
     t_empty, _ = timed(text_run(small), validator, history=0)

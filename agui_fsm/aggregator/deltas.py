@@ -1,6 +1,7 @@
 """The streaming deltas' step plans: a TEXT_MESSAGE_CONTENT or TOOL_CALL_ARGS that continues
-the part it names (most of a stream) takes that part's self-loop in the table, with none of
-the checks a first delta needs.
+the part it names (most of a stream) takes the step the table gives it from that part's state
+whatever the guards (the part's self-loop, or a tool call's first arguments), with none of
+the checks a first text delta needs.
 
 :meth:`RunAggregator.delta_plan <agui_fsm.aggregator.RunAggregator.delta_plan>` decides, once
 per part, whether a delta continues its part, and keeps the :class:`DeltaPlan` until the next
@@ -23,9 +24,9 @@ TEXT, ARGS = "TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS"
 
 class DeltaPlan:
     """A delta's step on the part it continues: the part's owner, the part, the state it is
-    in, and the self-loop step the table gives the delta there."""
+    in, and the step the table gives the delta there whatever the guards."""
 
-    __slots__ = ("agg", "key", "owner", "part", "state", "step", "trigger")
+    __slots__ = ("agg", "enters", "key", "owner", "part", "state", "step", "trigger")
 
     def __init__(self, agg: Any, trigger: str, key: str, owner: Any, part: Any, step: Step):
         self.agg = agg
@@ -35,6 +36,9 @@ class DeltaPlan:
         self.part = part
         self.state = part.life.state
         self.step = step
+        # The state the step enters when it leaves the part's (the next delta's plan is read
+        # again there), else None.
+        self.enters = step.dest if step.dest != self.state else None
 
     def take(self, event: Any) -> RunSnapshot:
         """Apply the delta ``event`` as ``RunAggregator.handle`` would; the snapshot ``emit``
@@ -42,6 +46,8 @@ class DeltaPlan:
         agg, part, trigger = self.agg, self.part, self.trigger
         if ACTIVE_TRACES:
             part.life.record(trigger, self.step.transition)
+        if self.enters is not None:  # a step out of the part's state (a self-loop's stays)
+            part.life.state = self.enters
         owner, store = self.owner, agg.store
         for effect in self.step.effects:
             effect(owner, store, part, event)
@@ -70,5 +76,5 @@ def plan_delta(agg: Any, trigger: str, key: Any) -> DeltaPlan | None:
         return None
     if part is None:
         return None
-    step = part.life.machine.loop(part.life.state, trigger)
+    step = part.life.machine.fixed(part.life.state, trigger)
     return None if step is None else DeltaPlan(agg, trigger, key, owner, part, step)

@@ -63,11 +63,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # json.loads builds one a call
+
+
 def parse_json(text: str) -> Any:
     """``JSON.parse``: raises on anything JavaScript rejects (NaN and Infinity included),
     and (a ValueError) on text nested deeper than :data:`agui_fsm.jsonwire.MAX_DEPTH`."""
     check_text_depth(text.encode("utf-8", "surrogatepass"))
-    return json.loads(text, parse_constant=_reject_constant)
+    if text.startswith("\ufeff"):  # as json.loads refuses it
+        raise ValueError("Unexpected UTF-8 BOM")
+    return _DECODER.decode(text)
 
 
 def try_parse_json(text: str) -> Any:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 # The generated ag-ui-protocol models take ~0.2 s to import: only an event the fast check
 # does not accept (or an ag_ui.core model passed in) loads them.
 @cache
-def _classes() -> dict[str, type[BaseModel]]:
+def model_classes() -> dict[str, type[BaseModel]]:
     from ag_ui.core import Event
 
     return {cls.model_fields["type"].default.value: cls for cls in get_args(get_args(Event)[0])}
@@ -215,7 +215,7 @@ class EventParser:
         return ev
 
     def _wire_names(self, kind: str, raw: Mapping[str, Any]) -> None:
-        found = snake_case_fields(_classes()[kind], raw)
+        found = snake_case_fields(model_classes()[kind], raw)
         if not found:
             return
         for rule, required in (("SCHEMA-006", True), ("SCHEMA-007", False)):
@@ -292,7 +292,7 @@ class EventParser:
             keep = {
                 k: raw[k] for k in ("threadId", "runId", "message") if isinstance(raw.get(k), str)
             }
-            return _classes()[kind].model_construct(**keep)
+            return model_classes()[kind].model_construct(**keep)
         return None
 
 

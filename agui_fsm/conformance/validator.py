@@ -27,6 +27,7 @@ for what it evidently meant, so one fault does not hide the next.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,7 @@ from agui_fsm.conformance.chunks import ALL_LANES, CLOSES, OWN_LANE, ChunkLanes
 from agui_fsm.conformance.context import Ctx, Owners, refuse
 from agui_fsm.conformance.findings import FAIL_ON, Report, Violation
 from agui_fsm.conformance.messages import Messages
-from agui_fsm.conformance.parse import EventParser, plain_delta
+from agui_fsm.conformance.parse import EventParser, model_classes, plain_delta
 from agui_fsm.conformance.reasoning import Reasoning
 from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.runs import Runs
@@ -47,6 +48,7 @@ from agui_fsm.conformance.thread import Interrupts, SharedState, Subagents
 from agui_fsm.conformance.tools import ToolCalls
 from agui_fsm.conformance.wire import timestamp_unit
 from agui_fsm.errors import UsageError
+from agui_fsm.jsonwire import SCALARS
 from agui_fsm.machines import INTERRUPT, REASONING_MESSAGE, RUN, STEP, TEXT_MESSAGE, TOOL_CALL
 from agui_fsm.machines.plans import VALIDATOR
 
@@ -109,25 +111,26 @@ class Validator:
         self._deltas = deltas.DeltaTaker(runs, delta_owners)
         delta_lanes = deltas.lanes(self._deltas, delta_owners)
         self._quick = delta_lanes.by_input
-        by_struct = structs.BY_TYPE
-        handlers = {
-            by_struct[kind]: handler
-            for kind, handler in (
-                ("TEXT_MESSAGE_START", t.start),
-                ("TEXT_MESSAGE_END", t.end),
-                ("STEP_STARTED", s.started),
-                ("STEP_FINISHED", s.finished),
-                ("REASONING_START", r.start),
-                ("REASONING_MESSAGE_START", r.message_start),
-                ("REASONING_MESSAGE_END", r.message_end),
-                ("REASONING_END", r.end),
-                ("TOOL_CALL_START", tc.start),
-                ("TOOL_CALL_END", tc.end),
-                ("TOOL_CALL_RESULT", tc.result),
-                ("RUN_FINISHED", runs.finished),
-            )
+        # The events of flat types a fast path hands to their handler (decoded structs,
+        # ag_ui.core models of scalar fields).
+        brackets = {
+            "TEXT_MESSAGE_START": t.start,
+            "TEXT_MESSAGE_END": t.end,
+            "STEP_STARTED": s.started,
+            "STEP_FINISHED": s.finished,
+            "REASONING_START": r.start,
+            "REASONING_MESSAGE_START": r.message_start,
+            "REASONING_MESSAGE_END": r.message_end,
+            "REASONING_END": r.end,
+            "TOOL_CALL_START": tc.start,
+            "TOOL_CALL_END": tc.end,
+            "TOOL_CALL_RESULT": tc.result,
+            "RUN_FINISHED": runs.finished,
         }
+        by_struct = structs.BY_TYPE
+        handlers = {by_struct[kind]: handler for kind, handler in brackets.items()}
         self._take = _runner(runs, delta_lanes.runs, handlers, state.take_in_place)
+        self._models = _model_lanes(runs, brackets)
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
@@ -180,6 +183,10 @@ class Validator:
             return []
         self._deltas.kept = None  # the event may change what the kept entity's checks read
         cls = type(event)
+        take = self._models.get(cls)
+        if take is not None and take(event):
+            self._events += 1
+            return []
         if cls is bytes or cls is str:
             ev = structs.decode_text(event)
             if ev is not None:
@@ -401,6 +408,41 @@ def _runner(
         return j - i
 
     return take
+
+
+def _model_lanes(runs: Runs, handlers: dict[str, Any]) -> dict[type, deltas.Lane]:
+    """``{ag_ui.core model class: lane}`` for the event types of ``handlers`` (``{event type:
+    its handler}``), when the caller has loaded the models (else none). ``lane(event)`` is
+    True once the handler took the event with the refusing reporter: all that the general
+    path does with a model in a quiet run (``Runs.quiet``) when its timestamp is plausible
+    and every field holds a scalar (the depth check has nothing to walk)."""
+    if "ag_ui.core" not in sys.modules:
+        return {}
+    classes = model_classes()
+    quiet = runs.quiet
+    return {
+        classes[kind]: _model_lane(kind, classes[kind], handler, quiet)
+        for kind, handler in handlers.items()
+    }
+
+
+def _model_lane(
+    kind: str, cls: type, handler: Callable[..., bool], quiet: Callable[[], bool]
+) -> deltas.Lane:
+    # What the depth check reads as a leaf (the type field's enum is a str).
+    leaves = SCALARS | {type(cls.model_fields["type"].default)}  # type: ignore[attr-defined]
+
+    def from_model(e: Any) -> bool:
+        fields = e.__dict__
+        return (
+            fields.get("type") == kind
+            and leaves.issuperset(map(type, fields.values()))
+            and deltas.plausible(e.timestamp)
+            and quiet()
+            and handler(e, refuse)
+        )
+
+    return from_model
 
 
 # The validator's guard readings are registered by the lifecycle modules imported above.

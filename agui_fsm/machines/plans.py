@@ -77,7 +77,7 @@ class BoundMachine(CompiledMachine):
     """A compiled table bound to one driver's guards and effects: ``plan(state, trigger,
     *args)`` is the step the trigger takes (guards evaluated on ``args``), or None."""
 
-    __slots__ = ("_candidates", "_fixed", "_loops", "driver")
+    __slots__ = ("_candidates", "_fixed", "driver")
 
     def __init__(
         self,
@@ -94,7 +94,6 @@ class BoundMachine(CompiledMachine):
         self.driver = driver
         self._candidates: dict[tuple[str, str], tuple[_Candidate, ...]] | None = None
         self._fixed: dict[tuple[str, str], Step] = {}
-        self._loops: dict[tuple[str, str], Step] = {}
 
     def _compile(self) -> dict[tuple[str, str], tuple[_Candidate, ...]]:
         """The plans, compiled on first use: the driver's functions are registered by then
@@ -120,7 +119,6 @@ class BoundMachine(CompiledMachine):
                     candidates[(state, trigger)] = tuple(kept)
                     if not kept[0].when and not kept[0].unless:
                         self._fixed[(state, trigger)] = kept[0].step
-        self._loops.update((key, step) for key, step in self._fixed.items() if step.dest == key[0])
         self._candidates = candidates
         return candidates
 
@@ -130,14 +128,6 @@ class BoundMachine(CompiledMachine):
         if self._candidates is None:
             self._compile()
         return self._fixed.get((state, trigger))
-
-    def loop(self, state: str, trigger: str) -> Step | None:
-        """:meth:`fixed`, when the step stays in ``state`` (a streaming delta's), else None."""
-        step = self._loops.get((state, trigger))
-        if step is None and self._candidates is None:
-            self._compile()
-            step = self._loops.get((state, trigger))
-        return step
 
     def sole_loop(self, trigger: str, *args: Any) -> tuple[str, Step]:
         """The state and the step of ``trigger`` when it has a step from exactly one state and

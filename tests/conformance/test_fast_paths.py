@@ -122,8 +122,8 @@ streams = st.lists(event(), max_size=40).map(
 
 @contextlib.contextmanager
 def general_only():
-    """Every fast path off: no delta lane, no handler called with the refusing reporter, no
-    struct, no plain STATE_DELTA."""
+    """Every fast path off: no delta lane, no handler called with the refusing reporter (for
+    a struct or an ag_ui.core model), no struct, no plain STATE_DELTA."""
     with (
         mock.patch.object(structs, "decode_one", lambda text: None),
         mock.patch.object(structs, "decode_text", lambda text: None),
@@ -132,6 +132,7 @@ def general_only():
             "agui_fsm.conformance.deltas.lanes", lambda *args: delta_lanes.DeltaLanes({}, {})
         ),
         mock.patch("agui_fsm.conformance.validator._runner", lambda *args: lambda evs, i: 0),
+        mock.patch("agui_fsm.conformance.validator._model_lanes", lambda *args: {}),
         mock.patch("agui_fsm.conformance.validator.plain_delta", lambda text: None),
     ):
         yield

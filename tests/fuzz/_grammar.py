@@ -18,9 +18,9 @@ import json
 import random
 from typing import Any
 
-from agui_fsm.conformance.parse import _classes
+from agui_fsm.conformance.parse import model_classes
 
-_CLASSES = _classes()
+_CLASSES = model_classes()
 
 TYPES = sorted(_CLASSES)
 FIELDS = {

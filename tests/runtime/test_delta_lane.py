@@ -1,6 +1,8 @@
 """The delta lane (agui_fsm.runtime.deltas) changes nothing a caller sees: every stream gives
-the same updates, messages, statuses, diagnostics and errors with the lane as without it,
-and the light event it hands the aggregator reads as the delta's ag_ui.core model."""
+the same updates, messages, statuses, diagnostics and errors with the lane as without it (and
+without the aggregator's delta plans and the validator's fast paths: the general way alone),
+text streams and tool-call-heavy ones, and the light event it hands the aggregator reads as
+the delta's ag_ui.core model."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agui_fsm.aggregator import RunAggregator
+from agui_fsm.conformance import validator
 from agui_fsm.events import LightArgsDelta, LightTextDelta, flat_delta
 from agui_fsm.runtime import ThreadRuntime
 from agui_fsm.runtime.deltas import DeltaLane
@@ -66,6 +70,16 @@ class Agent:
         return stream()
 
 
+def general_way_only(patch: pytest.MonkeyPatch) -> None:
+    """No delta lane, no delta plan (every event through ``RunAggregator.handle``) and none
+    of the validator's fast paths (every event through its general path)."""
+    patch.setattr(DeltaLane, "take", lambda self, raw: False)
+    patch.setattr(RunAggregator, "continue_delta", lambda self, event: False)
+    patch.setattr(validator, "_model_lanes", lambda *args: {})
+    patch.setattr(validator, "_runner", lambda *args: lambda evs, i: 0)
+    patch.setattr(validator.deltas, "lanes", lambda *args: validator.deltas.DeltaLanes({}, {}))
+
+
 def observe(
     stream: list[dict], lane: bool, options: dict, disrupt_at: int | None = None
 ) -> list[Any]:
@@ -81,7 +95,7 @@ def observe(
     counter = iter(range(10**6))
     with pytest.MonkeyPatch.context() as patch:
         if not lane:
-            patch.setattr(DeltaLane, "take", lambda self, raw: False)
+            general_way_only(patch)
         rt = ThreadRuntime(
             Agent(stream, options.pop("asynchronous")),
             on_update=shown,
@@ -149,6 +163,84 @@ def test_an_observer_changing_the_thread_midstream_sees_the_same(
     assert seen[0] == seen[1]
 
 
+TOOL_IDS = ["c1", "c1", "c2", "c3", "x"]  # c1 most often; x only ever named by arguments
+
+
+@st.composite
+def tool_events(draw) -> dict:
+    """A tool-call event: calls that interleave, arguments for calls not started or already
+    ended, results (before their END, twice, for unknown calls), parent message ids the run
+    has, has not or used for a result, chunks; now and then a text event or a step."""
+    tid = draw(st.sampled_from(TOOL_IDS))
+    kind = draw(
+        st.sampled_from(
+            ["TOOL_CALL_START"] * 3
+            + ["TOOL_CALL_ARGS"] * 10
+            + ["TOOL_CALL_END"] * 3
+            + ["TOOL_CALL_RESULT"] * 3
+            + ["TOOL_CALL_CHUNK", "TEXT_MESSAGE_START", "TEXT_MESSAGE_END", "STEP_STARTED"]
+            + ["TEXT_MESSAGE_CONTENT", "RUN_FINISHED"]
+        )
+    )
+    if kind == "TOOL_CALL_START":
+        event = {"type": kind, "toolCallId": tid, "toolCallName": draw(st.sampled_from("fg"))}
+        parent = draw(st.sampled_from([None, None, "m", "m2", "tm", "nowhere"]))
+        if parent is not None:
+            event["parentMessageId"] = parent
+        return event
+    if kind == "TOOL_CALL_ARGS":
+        delta = draw(st.sampled_from(['{"q":', "1}", '"a"', "", " ", "{"]))
+        event = {"type": kind, "toolCallId": tid, "delta": delta}
+        if draw(st.integers(0, 19)) == 0:
+            event["timestamp"] = 5
+        return event
+    if kind == "TOOL_CALL_END":
+        return {"type": kind, "toolCallId": tid}
+    if kind == "TOOL_CALL_RESULT":
+        event = {
+            "type": kind,
+            "toolCallId": tid,
+            "messageId": draw(st.sampled_from(["tm", "tm2", "m"])),
+            "content": draw(st.sampled_from(['{"ok":true}', "plain", ""])),
+        }
+        if draw(st.booleans()):
+            event["role"] = "tool"
+        return event
+    if kind == "TOOL_CALL_CHUNK":
+        return {"type": kind, "toolCallId": tid, "toolCallName": "f", "delta": "{"}
+    if kind == "STEP_STARTED":
+        return {"type": kind, "stepName": "s"}
+    if kind == "TEXT_MESSAGE_CONTENT":
+        return {"type": kind, "messageId": draw(st.sampled_from(["m", "m2"])), "delta": "t"}
+    if kind == "RUN_FINISHED":
+        return {"type": kind, "threadId": "t", "runId": "r"}
+    message = {"type": kind, "messageId": draw(st.sampled_from(["m", "m2"]))}
+    return {**message, "role": "assistant"} if kind == "TEXT_MESSAGE_START" else message
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(map(str, c.values())))
+@settings(max_examples=40, deadline=None)
+@given(body=st.lists(tool_events(), max_size=30), traced=st.booleans())
+def test_tool_call_streams_look_the_same_with_every_fast_path_or_none(
+    config: dict, body: list[dict], traced: bool
+) -> None:
+    """Tool-call-heavy streams, with the validator and without it: the same updates,
+    messages, statuses, diagnostics, errors and transitions with the lanes (the delta lane,
+    the delta plans, the validator's fast paths) as through the general way alone."""
+    stream = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        TEXT,
+        *body,
+    ]
+    seen = []
+    for lane in (True, False):
+        with tracing() if traced else nullcontext() as trace:
+            observed = observe(stream, lane, dict(config))
+            seen.append((observed, trace.taken if trace is not None else None))
+    assert seen[0] == seen[1]
+
+
 def test_an_observer_changing_the_thread_does_change_it() -> None:
     """Not a vacuous comparison: the streaming message goes (until the next delta brings
     it back, as the reference recreates a message a snapshot dropped)."""
@@ -200,8 +292,10 @@ def test_the_lane_takes_the_common_deltas(monkeypatch) -> None:
     ]
     rt = ThreadRuntime(Agent(stream, False))
     asyncio.run(rt.append("go"))
-    # The first delta of each part takes the general way (it opens the stream).
-    assert taken == ["TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS"]
+    # A message's first delta takes the general way (it names the message and times the
+    # first token); a tool call's first arguments take the lane (their step from started
+    # has no guard).
+    assert taken == ["TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "TOOL_CALL_ARGS"]
     assert rt.messages[-1].content[0] == {"type": "text", "text": "aa"}
     assert rt.messages[-1].content[1]["argsText"] == '{"q":{"q":'
 
@@ -228,3 +322,37 @@ def test_a_light_delta_reads_as_its_model(light: Any, wire: dict) -> None:
     assert light.model_dump() == model.model_dump()
     assert light.model_dump_json() == model.model_dump_json()
     assert light != flat_delta({**wire, "delta": "other"})
+
+
+def test_the_validator_takes_tool_call_brackets_by_their_handlers(monkeypatch) -> None:
+    """Not a vacuous comparison: through the runtime, the default validator takes a tool
+    call's START, END and RESULT models by their handlers (its model lanes)."""
+    taken: list[str] = []
+    original = validator._model_lanes
+
+    def counting(*args: Any) -> dict:
+        def counted(lane: Any) -> Any:
+            def take(event: Any) -> bool:
+                out = lane(event)
+                if out:
+                    taken.append(event.type.value)
+                return out
+
+            return take
+
+        return {cls: counted(lane) for cls, lane in original(*args).items()}
+
+    monkeypatch.setattr(validator, "_model_lanes", counting)
+    stream = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"},
+        ARGS,
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "1}"},
+        {"type": "TOOL_CALL_END", "toolCallId": "c"},
+        {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "tm", "content": "ok"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]
+    rt = ThreadRuntime(Agent(stream, False))
+    asyncio.run(rt.append("go"))
+    assert taken == ["TOOL_CALL_START", "TOOL_CALL_END", "TOOL_CALL_RESULT", "RUN_FINISHED"]
+    assert rt.messages[-1].content[0]["result"] == "ok"
