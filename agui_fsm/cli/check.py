@@ -1,13 +1,16 @@
 """``agui-fsm check --depth N``: every sequence of abstract events and actions, every invariant.
 
 Breadth-first over the explorer's alphabet (:data:`agui_fsm.explore.SMALL_ALPHABET`:
-two message ids, two tool-call ids, one interrupt), duplicate states merged. Exit 0
-when every invariant held, 1 with the shortest counterexample (a scenario file with
-``--out``, else printed as JSON).
+two message ids, two tool-call ids, one interrupt), each distinct state expanded once
+(docs/explorer.md). Exit 0 when every invariant held, 1 with the shortest counterexample
+(a scenario file with ``--out``, else printed as JSON).
 
     agui-fsm check --depth 6                 # CI (tests/test_explore.py): the spec profile,
                                              #   runs queued, no waiver
-    agui-fsm check --depth 7                 # the deeper run (figures in the README)
+    agui-fsm check --depth 8 --jobs 2        # the deeper run (figures in docs/explorer.md)
+    agui-fsm check --depth 9 --time-limit 600 --max-states 2000000
+                                             # as far as the budget goes; what was covered
+                                             #   is reported
     agui-fsm check --profile reference --depth 6 --waive-known
                                              # the TypeScript reference's behaviour, its
                                              #   known findings waived
@@ -23,6 +26,8 @@ from pathlib import Path
 
 import click
 
+from agui_fsm.cli.options import jobs_option
+from agui_fsm.cli.progress import for_terminal_search
 from agui_fsm.explore import (
     CHECK_QUEUE_POLICY,
     FRONT_END_ALPHABET,
@@ -30,7 +35,10 @@ from agui_fsm.explore import (
     KNOWN_FINDINGS,
     MESSAGE_IDS,
     TOOL_CALL_IDS,
+    Coverage,
+    Exploration,
     alphabet,
+    default_jobs,
     explore,
     quiet_runtime_logs,
     waive,
@@ -90,6 +98,18 @@ from agui_fsm.runtime.settings import QUEUE_POLICIES
     "(KNOWN_FINDINGS in agui_fsm.explore); only those exact problems are waived, and "
     "they are listed.",
 )
+@jobs_option("Sharing each depth's states")
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    help="Stop once this many distinct states were reached; what was covered is reported.",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Stop after this many seconds; what was covered is reported.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary (and a counterexample).")
 def check(
     depth: int,
@@ -99,6 +119,9 @@ def check(
     profile: str,
     queue_policy: str | None,
     waive_known: bool,
+    jobs: int,
+    max_states: int | None,
+    time_limit: float | None,
     quiet: bool,
 ) -> None:
     """Explore every sequence up to --depth and check every invariant at every step."""
@@ -127,8 +150,19 @@ def check(
         for finding in KNOWN_FINDINGS:
             say(f"waived: {finding.key} ({finding.invariant}): {' -> '.join(finding.letters)}")
 
-    def progress(level: int, sequences: int, states: int) -> None:
-        say(f"  depth {level}: {sequences} sequences, {states} distinct states")
+    jobs = jobs or default_jobs()
+    live = None if quiet else for_terminal_search(sys.stderr)
+
+    def progress(coverage: Coverage) -> None:
+        if live is not None:
+            live.update(coverage)
+        if coverage.level_done:
+            if live is not None:
+                live.clear()
+            say(
+                f"  depth {coverage.level}: {coverage.transitions:,} transitions, "
+                f"{coverage.states:,} distinct states"
+            )
 
     with quiet_runtime_logs():
         result = explore(
@@ -136,13 +170,22 @@ def check(
             letters,
             invariants=invariants,
             progress=progress,
+            jobs=jobs,
+            max_states=max_states,
+            time_limit=time_limit,
             profile=profile,
             queue_policy=policy,
         )
+    if live is not None:
+        live.clear()
     figures = (
-        f"{result.sequences} sequences, {result.states} distinct states, {result.seconds:.1f} s"
+        f"{result.transitions:,} transitions, {result.states:,} distinct states, "
+        f"{result.seconds:.1f} s"
     )
     found = result.counterexample
+    if found is None and result.stopped is not None:
+        click.echo(f"{_stopped(result, max_states, time_limit)}; {figures}: every invariant held")
+        return
     if found is None:
         click.echo(f"depth {depth}: {figures}: every invariant held")
         return
@@ -159,6 +202,23 @@ def check(
     else:
         click.echo(text, nl=False)
     sys.exit(1)
+
+
+def _stopped(result: Exploration, max_states: int | None, time_limit: float | None) -> str:
+    """What a search cut short covered."""
+    limit = (
+        f"the time limit ({time_limit:g} s)"
+        if result.stopped == "time limit"
+        else f"the state limit ({max_states:,})"
+    )
+    text = f"stopped by {limit}: every sequence of up to {result.complete_depth} letters checked"
+    last = result.last
+    if last is not None and not last.level_done:
+        text += (
+            f", and {last.expanded:,} of the {last.frontier:,} states of depth "
+            f"{last.level - 1} expanded"
+        )
+    return text
 
 
 def _confirm_replay(scenario: dict, profile: str) -> None:

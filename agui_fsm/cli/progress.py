@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 T = TypeVar("T")
 DELAY = 0.5
@@ -86,3 +86,35 @@ def for_terminal(out: TextIO, stream=None) -> Progress | None:
         except (OSError, AttributeError, ValueError):
             total = position = None
     return Progress(out, total_bytes=total, position=position)
+
+
+class SearchProgress(Progress):
+    """``agui-fsm check``'s line: the depth being reached, how many of the states before
+    it are expanded, the distinct states and the transitions so far."""
+
+    def __init__(self, out: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(out, clock=clock)
+        self.coverage: Any = None
+
+    def update(self, coverage: Any) -> None:
+        """A new :class:`~agui_fsm.explore.Coverage`; redrawn at most every INTERVAL."""
+        self.coverage = coverage
+        now = self.clock()
+        if now >= self.next_draw:
+            self.next_draw = now + INTERVAL
+            self.draw()
+
+    def line(self) -> str:
+        c = self.coverage
+        return (
+            f"agui-fsm check: depth {c.level}: {c.expanded:,}/{c.frontier:,} states expanded, "
+            f"{c.states:,} distinct, {c.transitions:,} transitions, {c.seconds:.0f} s"
+        )
+
+
+def for_terminal_search(out: TextIO) -> SearchProgress | None:
+    """A :class:`SearchProgress` when ``out`` is a terminal, else None."""
+    try:
+        return SearchProgress(out) if out.isatty() else None
+    except (AttributeError, ValueError):
+        return None

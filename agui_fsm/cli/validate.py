@@ -15,6 +15,7 @@ import click
 
 from agui_fsm.cli.config import Settings, rule_levels, settings_for
 from agui_fsm.cli.inputs import failing, open_source, source_options
+from agui_fsm.cli.options import jobs_option
 from agui_fsm.cli.progress import Progress, for_terminal
 from agui_fsm.cli.reports import config_option, format_option, output_option, parse_outputs
 from agui_fsm.conformance.report import (
@@ -78,14 +79,7 @@ def _settings(config: Path | None) -> Settings:
     help="Text output: one line per rule with a count instead of one per violation.",
 )
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failing violation.")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=0),
-    default=1,
-    show_default=True,
-    help="For a DIR or GLOB of traces: worker processes (0: one per core).",
-)
+@jobs_option("For a DIR or GLOB of traces")
 def validate(
     source: str | None,
     url: str | None,

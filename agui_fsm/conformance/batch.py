@@ -1,9 +1,13 @@
-"""Many recorded traces at once: ``agui-fsm validate DIR_OR_GLOB --jobs N``.
+"""Many recorded traces at once: ``agui-fsm validate DIR_OR_GLOB --jobs N``, or on an engine.
 
 Each file is validated on its own (its own :class:`~agui_fsm.conformance.validator.Validator`,
 as ``agui-fsm validate FILE`` would) in a pool of ``N`` worker processes, so a corpus
-scales with the cores. Reports come back in the order of the file list (sorted paths), one
-per file, then a summary: how many files are valid, invalid or unreadable.
+scales with the cores; :func:`validate_files` hands the same per-file work, in batches of
+files, to any :class:`concurrent.futures.Executor` instead: an existing distributed engine's
+(dask.distributed's ``Client.get_executor()``, docs/archives.md), whose workers must see the
+files' paths. Reports come back in the order of the file list (sorted paths), one per file;
+:class:`Summary` merges them: how many files are valid, invalid or unreadable, and how many
+violations of each rule the archive holds, in how many files.
 """
 
 from __future__ import annotations
@@ -12,13 +16,20 @@ import glob
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agui_fsm.conformance.report import Report, render
+from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
+from agui_fsm.errors import UsageError
 
 TRACE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse")
+# One file's work, picklable: (path, input format, max line bytes, fail fast, rule levels,
+# fail-on).
+Task = tuple[str, str, int, bool, dict[str, str], str]
 
 
 def expand(source: str) -> list[Path]:
@@ -41,7 +52,7 @@ class FileResult:
     seconds: float
 
 
-def validate_path(task: tuple[str, str, int, bool, dict[str, str], str]) -> FileResult:
+def validate_path(task: Task) -> FileResult:
     """Validate one file (run in a worker process; the arguments are picklable):
     ``(path, input format, max line bytes, fail fast, rule levels, fail-on)``."""
     from agui_fsm.conformance.sources import SourceError, check, read
@@ -63,36 +74,83 @@ def validate_path(task: tuple[str, str, int, bool, dict[str, str], str]) -> File
     return FileResult(name, report, None, time.perf_counter() - start)
 
 
+def validate_batch(
+    tasks: Sequence[Task],
+) -> list[FileResult]:
+    """:func:`validate_path` for each task of a batch (one unit of work for an executor)."""
+    return [validate_path(task) for task in tasks]
+
+
 def validate_files(
-    paths: list[Path],
+    paths: Sequence[Path | str],
     *,
     jobs: int = 1,
+    executor: Executor | None = None,
+    batch_size: int | None = None,
     input_format: str = "auto",
-    max_bytes: int,
+    max_bytes: int = DEFAULT_MAX_LINE_BYTES,
     fail_fast: bool = False,
     levels: dict[str, str] | None = None,
     fail_on: str = "error",
 ) -> Iterator[FileResult]:
-    """Each file's result, in the order of ``paths``, validated by ``jobs`` processes
-    (0: one per core; 1: in this process), with the rule ``levels`` and ``fail_on`` of
-    ``agui-fsm validate``."""
+    """Each file's result, in the order of ``paths``, with the rule ``levels`` and
+    ``fail_on`` of ``agui-fsm validate``.
+
+    The files are validated by ``executor`` when one is given (any
+    :class:`concurrent.futures.Executor`: a distributed engine's workers must be able to
+    import agui_fsm and open the paths), else by ``jobs`` processes (0: one per core; 1: in
+    this process). Each unit of work is a batch of ``batch_size`` files (by default at most
+    256, and fewer for a small archive so that the work spreads), and only a bounded number
+    of batches are in flight, so an archive of millions of files is never all in memory at
+    once. :class:`~agui_fsm.errors.UsageError` for an ``executor`` that has no ``submit``.
+    """
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise UsageError(f"executor: a concurrent.futures.Executor, not {type(executor).__name__}")
     tasks = [
         (str(p), input_format, max_bytes, fail_fast, dict(levels or {}), fail_on) for p in paths
     ]
+    if executor is not None:
+        yield from _in_order(executor, tasks, batch_size or min(256, max(1, len(tasks) // 64)))
+        return
     workers = min(jobs or os.cpu_count() or 1, len(tasks))
     if workers <= 1:
         yield from map(validate_path, tasks)
         return
     from concurrent.futures import ProcessPoolExecutor  # multiprocessing: ~30 ms to import
 
-    # Small chunks keep the workers busy to the end when files differ in size.
-    chunk = max(1, len(tasks) // (workers * 8))
+    # Small batches keep the workers busy to the end when files differ in size.
+    size = batch_size or min(256, max(1, len(tasks) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(validate_path, tasks, chunksize=chunk)
+        yield from _in_order(pool, tasks, size, window=workers * 4)
+
+
+def _in_order(
+    executor: Executor,
+    tasks: list[Task],
+    size: int,
+    window: int = 64,
+) -> Iterator[FileResult]:
+    """The tasks in batches of ``size`` submitted to ``executor``, at most ``window``
+    batches in flight; their results in the order of ``tasks``."""
+    batches = (tasks[i : i + size] for i in range(0, len(tasks), size))
+    pending: deque[Future] = deque()
+    try:
+        for batch in batches:
+            pending.append(executor.submit(validate_batch, batch))
+            if len(pending) >= window:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()
 
 
 @dataclass(slots=True)
 class Summary:
+    """The files' outcomes merged: counts of files, events and violations, and for each
+    rule (id) the violations of it across the archive and the files they are in."""
+
     files: int = 0
     valid: int = 0
     invalid: int = 0
@@ -101,6 +159,7 @@ class Summary:
     errors: int = 0
     warnings: int = 0
     fail_on: str = "error"
+    rules: dict[str, list[int]] = field(default_factory=dict)  # rule -> [violations, files]
 
     def add(self, result: FileResult) -> None:
         self.files += 1
@@ -115,6 +174,19 @@ class Summary:
             self.valid += 1
         else:
             self.invalid += 1
+        seen: set[str] = set()
+        for violation in report.violations:
+            counts = self.rules.setdefault(violation.rule, [0, 0])
+            counts[0] += 1
+            if violation.rule not in seen:
+                seen.add(violation.rule)
+                counts[1] += 1
+
+    def extend(self, results: Iterable[FileResult]) -> Summary:
+        """Add every result; the summary itself."""
+        for result in results:
+            self.add(result)
+        return self
 
     @property
     def exit_code(self) -> int:
@@ -127,7 +199,15 @@ class Summary:
             f"{self.errors} errors, {self.warnings} warnings in {seconds:.2f} s"
         )
 
-    def as_dict(self) -> dict[str, int]:
+    def rule_lines(self) -> list[str]:
+        """One line per rule violated, the most violated first."""
+        ranked = sorted(self.rules.items(), key=lambda item: (-item[1][0], item[0]))
+        return [
+            f"  {rule}: {count} violation{'s' * (count != 1)} in {files} file{'s' * (files != 1)}"
+            for rule, (count, files) in ranked
+        ]
+
+    def as_dict(self) -> dict[str, object]:
         return {
             "files": self.files,
             "valid": self.valid,
@@ -136,6 +216,10 @@ class Summary:
             "events": self.events,
             "errors": self.errors,
             "warnings": self.warnings,
+            "rules": {
+                rule: {"violations": count, "files": files}
+                for rule, (count, files) in sorted(self.rules.items())
+            },
         }
 
 
@@ -201,6 +285,10 @@ def run(
             suites.append(_unreadable_suite(result))
     seconds = time.perf_counter() - start
     if fmt == "text":
+        if summary.rules:
+            echo("violations by rule, across the files:")
+            for line in summary.rule_lines():
+                echo(line)
         echo(summary.line(seconds))
     elif fmt == "json":
         document = {"valid": summary.exit_code == 0, "summary": summary.as_dict(), "files": entries}

@@ -112,6 +112,9 @@ def lanes(taker: DeltaTaker, owners: dict[str, Any]) -> DeltaLanes:
     table: dict[type, Lane] = {}
     run_table: dict[type, Run] = {}
     core = sys.modules.get("ag_ui.core")  # the models, when the caller has loaded them
+    if core is not None and not all(hasattr(core, name) for name in _MODELS.values()):
+        # Being imported by another thread: the general way handles its models meanwhile.
+        core = None
     for kind, (wire_id, model_id, owner_name) in _DELTAS.items():
         by_dict[kind] = (wire_id, kind)
         struct = structs.BY_TYPE[kind]

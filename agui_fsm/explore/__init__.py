@@ -15,11 +15,14 @@ Shared by ``agui-fsm check`` and the Hypothesis stateful test:
   one event at a time; after each letter the event loop runs until the runtime is
   quiescent and the harness returns ``(before, step, after)`` observations
   (:mod:`~agui_fsm.explore.observe`) for :mod:`agui_fsm.invariants`.
-* :func:`explore` (:mod:`~agui_fsm.explore.search`): breadth-first search over letter
-  sequences up to ``depth``, merging states by a canonical fingerprint (thread, machine
-  states, agent state, the open run's part machines, the invariants' model) and
-  expanding a state by replaying its shortest prefix from scratch. The first violation
-  found is a shortest counterexample; :func:`counterexample_scenario`
+* :func:`explore` (:mod:`~agui_fsm.explore.search`): breadth-first search over distinct
+  states up to ``depth``, merged by a canonical fingerprint of everything the future can
+  depend on (:func:`~agui_fsm.explore.observe.fingerprint`), each expanded once by an
+  :class:`~agui_fsm.explore.expand.Expander`, in this process or in ``jobs`` workers. The
+  expander walks one harness from state to state, saving it in place
+  (:mod:`~agui_fsm.explore.checkpoint`, :mod:`~agui_fsm.explore.tasks`) and restoring it
+  after each letter instead of replaying the prefix. The first violation found is a
+  shortest counterexample; :func:`counterexample_scenario`
   (:mod:`~agui_fsm.explore.scenario`) writes it in the scenario format
   (``specs/conformance/FORMAT.md``).
 * :data:`KNOWN_FINDINGS` (:mod:`~agui_fsm.explore.findings`): the reference profile's
@@ -58,7 +61,9 @@ from agui_fsm.explore.scenario import NotExpressible, counterexample_scenario
 from agui_fsm.explore.search import (
     CHECK_QUEUE_POLICY,
     Counterexample,
+    Coverage,
     Exploration,
+    default_jobs,
     explore,
     quiet_runtime_logs,
 )
@@ -95,6 +100,7 @@ __all__ = [
     "THREAD",
     "TOOL_CALL_IDS",
     "Counterexample",
+    "Coverage",
     "Exploration",
     "Finding",
     "Harness",
@@ -106,6 +112,7 @@ __all__ = [
     "ScriptedStream",
     "alphabet",
     "counterexample_scenario",
+    "default_jobs",
     "explore",
     "finding_scenario",
     "full_alphabet",

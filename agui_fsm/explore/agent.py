@@ -22,6 +22,10 @@ class ScriptedAgentError(RuntimeError):
 class ScriptedStream:
     """One run's event stream: yields what the harness pushes, one item at a time."""
 
+    # The future the run's consumer awaits right now belongs to its suspended frame, not
+    # to the stream's state: a checkpoint leaves it as it is (agui_fsm.explore.checkpoint).
+    __checkpoint_live__ = ("waiter",)
+
     def __init__(self, index: int, context: Any) -> None:
         self.index = index
         self.context = context
@@ -34,6 +38,7 @@ class ScriptedStream:
         self.overlapped = False
         self.ids_at_start: frozenset[str] = frozenset()
         self.auto_started = False
+        self.final: RunRecord | None = None  # the record, once the run has settled
 
     @property
     def ready(self) -> bool:
@@ -70,7 +75,17 @@ class ScriptedStream:
     async def aclose(self) -> None:
         self.open = False
 
+    def settle(self) -> None:
+        """Keep only the record of a closed stream whose run has settled (no longer the
+        runtime's active run): a settled run is never read again, so its record is final,
+        and the run's objects (its pipeline, its validator, its aggregator) are then no
+        longer reachable from the harness for a checkpoint to walk."""
+        self.final = self.record()
+        self.context = None
+
     def record(self) -> RunRecord:
+        if self.final is not None:
+            return self.final
         view = self.context  # the runtime's RunView of this stream's run
         if view is None:
             return RunRecord(self.index, "idle", self.open, self.overlapped)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -16,8 +15,11 @@ from agui_fsm.explore.agent import (
     ScriptedAgent,
     ScriptedStream,
 )
+from agui_fsm.explore.checkpoint import StaticObjects
 from agui_fsm.explore.letters import FRONT_END_TOOL, Letter, copy_json, front_end_tool
 from agui_fsm.explore.observe import fingerprint, observe_runtime
+from agui_fsm.explore.saved import SavedState, restore, save
+from agui_fsm.explore.tasks import HarnessError, event_loop, waiting_operations
 from agui_fsm.invariants import (
     ALL_INVARIANTS,
     Invariant,
@@ -34,8 +36,16 @@ from agui_fsm.runtime.pipeline import is_error
 _MAX_TICKS = 500
 
 
-class HarnessError(RuntimeError):
-    """The runtime did not become quiescent (a hang: itself a finding)."""
+class _Ids:
+    """The runtime's id factory: ``gen-1``, ``gen-2``, ... (a plain counter, so that a
+    checkpoint saves its position)."""
+
+    def __init__(self) -> None:
+        self.issued = 0
+
+    def __call__(self) -> str:
+        self.issued += 1
+        return f"gen-{self.issued}"
 
 
 def validator_factory() -> Callable[[], Any] | None:
@@ -73,12 +83,12 @@ class Harness:
         self.lenient = lenient
         self.run_started_first = run_started_first
         self.own_loop = loop is None
-        self.loop = loop or asyncio.new_event_loop()
-        self.tasks: list[asyncio.Task] = []
+        self.loop = loop or event_loop()
+        # The tasks of the operations started (by their letter), and of runs streamed on.
+        self.tasks: dict[asyncio.Task, Letter | None] = {}
         self.log: list[tuple[Letter, int | None]] = []
         self.late_errors: list[BaseException] = []
         self._validator = validator_factory() if validator is True else (validator or None)
-        counter = itertools.count(1)
         self.agent = ScriptedAgent(run_started_first)
         self.streams = self.agent.streams
         self.history = MemoryHistory(history) if history is not None else None
@@ -93,7 +103,7 @@ class Harness:
             show_thinking=show_thinking,
             history=self.history,
             thread_id="t1",
-            id_factory=lambda: f"gen-{next(counter)}",
+            id_factory=_Ids(),
             tools={FRONT_END_TOOL: front_end_tool},
             **extra,
         )
@@ -122,24 +132,21 @@ class Harness:
     def observe(self, model_state: Any, client_results: dict[str, Any]) -> Observation:
         return observe_runtime(self.runtime, self.streams, model_state, client_results)
 
-    def fingerprint(self) -> str:
-        """A canonical key of the thread, machine states, agent state, the open run's part
-        machines and the model (see :func:`agui_fsm.explore.observe.fingerprint`)."""
-        return fingerprint(self.observation, self.stream, self.runtime)
+    def fingerprint(self, observed_only: bool = False) -> bytes:
+        """A canonical key of everything the future can depend on (see
+        :func:`agui_fsm.explore.observe.fingerprint`); ``observed_only``: of what the
+        invariants observe."""
+        waiting = None if observed_only else self.waiting()
+        return fingerprint(self.observation, self.stream, self.runtime, waiting)
+
+    def waiting(self) -> list[list[Any]]:
+        """The operations waiting for their turn (see
+        :func:`~agui_fsm.explore.tasks.waiting_operations`)."""
+        if not self.runtime.queued_runs:
+            return []  # quiescent: every task not in the run queue is streaming a run
+        return waiting_operations(self.loop, self.tasks, _NEXT_ITEM)
 
     # -- stepping -------------------------------------------------------------------------
-
-    def fast_forward(
-        self, letters: Iterable[Letter], model_state: Any, client_results: dict[str, Any]
-    ) -> None:
-        """Perform ``letters`` without observing (a prefix already checked), then take
-        the observation with the model the explorer kept for that prefix."""
-        self.loop.run_until_complete(self._forward(list(letters)))
-        self.observation = self.observe(model_state, client_results)
-
-    async def _forward(self, letters: list[Letter]) -> None:
-        for letter in letters:
-            await self._do(letter, check=False)
 
     def step(self, letter: Letter) -> tuple[Observation, Step, Observation]:
         """Perform ``letter`` and wait for quiescence; ``(before, step, after)``."""
@@ -167,18 +174,24 @@ class Harness:
             if check:
                 validator_errors = self._validate(stream)
             stream.push(copy_json(letter.payload))
-            await self._quiesce()
+            await self.quiesce()
         elif letter.kind == "stream":
             stream.push(END_OF_STREAM if letter.name == "stream_end" else RAISE_IN_STREAM)
-            await self._quiesce()
+            await self.quiesce()
         else:
-            task = self._perform(letter)
-            await self._quiesce()
+            task = self.perform(letter)
+            await self.quiesce()
             if isinstance(task, BaseException):
                 error = task
             elif task is not None and task.done() and not task.cancelled():
                 error = task.exception()
         self._collect()
+        if stream is not None and not stream.open:
+            stream.validator = None  # a closed stream is validated no more
+        active = self.runtime.active_run
+        for closed in self.streams:
+            if not closed.open and closed.final is None and closed.context != active:
+                closed.settle()
         return Step(
             letter.kind,
             letter.name,
@@ -193,9 +206,19 @@ class Harness:
         (built and caught up on the stream so far the first time it is needed)."""
         if self._validator is None or self.lenient:
             return None
+        found = self.catch_up(stream)
+        return tuple(
+            f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}" for v in found if is_error(v)
+        )
+
+    def catch_up(self, stream: ScriptedStream) -> Any:
+        """Feed the stream's own validator every event it has not seen; what it found at
+        the last one."""
+        found: Any = ()
+        if self._validator is None or self.lenient:
+            return found
         if stream.validator is None:
             stream.validator = self._validator()
-        found: Any = ()
         while stream.validated < len(stream.events):
             event = copy_json(stream.events[stream.validated])
             stream.validated += 1
@@ -203,11 +226,10 @@ class Harness:
                 found = stream.validator.feed(event) or ()
             except ProtocolViolation as exc:
                 found = [exc]
-        return tuple(
-            f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}" for v in found if is_error(v)
-        )
+        return found
 
-    def _perform(self, letter: Letter) -> Any:
+    def perform(self, letter: Letter) -> asyncio.Task | BaseException | None:
+        """Start ``letter``'s operation: its task, or what ``set_state`` raised (None)."""
         rt, p = self.runtime, letter.payload
         if letter.name == "set_state":
             try:
@@ -225,19 +247,17 @@ class Harness:
             "load_history": lambda: rt.load_history(),
         }[letter.name]()
         task = self.loop.create_task(coro)
-        self.tasks.append(task)
+        self.tasks[task] = letter
         return task
 
     def _collect(self) -> None:
-        still = []
-        for task in self.tasks:
-            if not task.done():
-                still.append(task)
-            elif not task.cancelled() and task.exception() is not None:
+        for task in [t for t in self.tasks if t.done()]:
+            del self.tasks[task]
+            if not task.cancelled() and task.exception() is not None:
                 self.late_errors.append(task.exception())
-        self.tasks = still
 
-    async def _quiesce(self) -> None:
+    async def quiesce(self) -> None:
+        """Run the loop until every task waits on a parked stream or in the run queue."""
         for _ in range(_MAX_TICKS):
             await asyncio.sleep(0)
             pending = sum(not t.done() for t in self.tasks)
@@ -259,6 +279,18 @@ class Harness:
                     return
         raise HarnessError("the runtime did not become quiescent")
 
+    # -- saving and restoring ---------------------------------------------------------------
+
+    def save(self, static: StaticObjects | None = None) -> SavedState:
+        """The harness as it is now (quiescent), to :meth:`restore` after later steps
+        (see :mod:`agui_fsm.explore.saved`)."""
+        return save(self, static)
+
+    def restore(self, saved: SavedState) -> bool:
+        """Back to ``saved``; False when that is not possible (see
+        :func:`agui_fsm.explore.saved.restore`)."""
+        return restore(self, saved)
+
     def close(self) -> None:
         """Cancel what still runs; close the loop if the harness made it."""
         executor = self.runtime.tool_executor
@@ -268,7 +300,7 @@ class Harness:
             task.cancel()
         if pending:
             self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-        self.tasks = []
+        self.tasks = {}
         if self.own_loop:
             self.loop.close()
 
@@ -277,6 +309,9 @@ class Harness:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+_NEXT_ITEM = ScriptedStream.__anext__.__code__
 
 
 def run_letters(

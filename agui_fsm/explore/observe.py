@@ -3,17 +3,22 @@ fingerprint the breadth-first search merges states by."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
 from typing import Any
+
+import msgspec
 
 from agui_fsm.explore.agent import ScriptedStream
 from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
 from agui_fsm.runtime.messages import is_optimistic_id
 
-_REPEATED_TEXT = re.compile(r'("text": )"x+"')
+_REPEATED_TEXT = re.compile(rb'("text":)"x+"')
+_GENERATED_ID = re.compile(rb"gen-\d+")
+_SORTED_JSON = msgspec.json.Encoder(enc_hook=str, order="sorted")
 
 
 def observe_runtime(
@@ -68,9 +73,38 @@ def observe_runtime(
     )
 
 
-def fingerprint(obs: Observation, stream: ScriptedStream | None, runtime: Any) -> str:
-    """A canonical key of the thread, machine states, agent state, the open run's part
-    machines and the model; generated ids renamed in order of appearance."""
+def fingerprint(
+    obs: Observation,
+    stream: ScriptedStream | None,
+    runtime: Any,
+    waiting: list[Any] | None = None,
+) -> bytes:
+    """A canonical key of everything the future of a quiescent harness depends on; states
+    with one key are merged by the search. With ``waiting`` None, the observed part alone.
+
+    The future is decided by the runtime's objects, the scripted agent's streams and the
+    frames of the tasks waiting on them. The key holds:
+
+    * what the invariants observe: the visible thread (streamed text abstracted to "x":
+      no control flow depends on its length), every machine's state (message status, tool
+      calls, interrupts, the active run and its parts), the agent state, the interrupts
+      held for the next run, the resume due, the front-end tools run and the executor's
+      calls, and the observer's own model;
+    * what later letters meet though no observation shows it yet: the messages' other
+      metadata, the other branches of the tree (a later event naming one of their ids
+      meets it), the operations waiting for their turn with what their frames hold
+      (``Harness.waiting``), and the stream's events up to its last MESSAGES_SNAPSHOT.
+
+    Why that is all: the active run's client pipeline (the runtime's validator, the chunk
+    lanes, the aggregator) and the harness's own validator are functions of the open
+    stream's events, whose effects all show in the thread except what a MESSAGES_SNAPSHOT
+    replaced; a settled run's objects are never read again; the task streaming the active
+    run waits on the stream with nothing of its own that a later letter reads (the
+    restore starts it again, see ``Harness.restore``); the id factory's position only
+    names new ids, so generated ids are renamed in order of appearance. The claim is
+    tested: paths the search merges have the same observed future, letter by letter
+    (tests/test_explore_states.py).
+    """
     active = None
     if stream is not None and stream.open:
         view = stream.context
@@ -83,7 +117,7 @@ def fingerprint(obs: Observation, stream: ScriptedStream | None, runtime: Any) -
             view.server_message_id,
             view.part_states(),
         ]
-    data = [
+    observed = [
         list(obs.messages),
         sorted(obs.status_states.items()),
         sorted(f"{k}:{v}" for k, v in obs.tool_states.items()),
@@ -94,20 +128,71 @@ def fingerprint(obs: Observation, stream: ScriptedStream | None, runtime: Any) -
         active,
         obs.model_state,
         sorted(obs.client_results.items()),
-        # Runtime state that changes what later letters do: the agent-level interrupts
-        # @ag-ui/client would refuse a run for, the interrupt machines, queued runs.
         runtime.agent_interrupts,
         sorted(f"{k}:{v}" for k, v in runtime.interrupt_states.items()),
-        runtime.queued_runs,
         list(obs.executions),
         # The executor's calls of tool "fe" (calls of "f" are inert: never run).
         sorted(item for item in runtime.tool_executor.states().items() if item[1] != "unowned")
         if runtime.tool_executor is not None
         else [],
     ]
-    text = json.dumps(data, sort_keys=True, default=str)
-    # Streamed text is abstracted to "some text": no invariant reads it and the
-    # runtime's control flow does not depend on its length.
-    text = _REPEATED_TEXT.sub(r'\1"x"', text)
-    names: dict[str, str] = {}
-    return re.sub(r"gen-\d+", lambda m: names.setdefault(m.group(), f"${len(names)}"), text)
+    data: list[Any] = [observed]
+    if waiting is not None:
+        visible = {m["id"] for m in obs.messages}
+        branches = [item for item in runtime.export()[1] if item.message.id not in visible]
+        data.append(
+            [
+                [_untimed(m.metadata) for m in runtime.messages],
+                [_exported(item.message, item.parent_id) for item in branches],
+                waiting,
+                _overwritten(stream.events) if active is not None and stream else [],
+            ]
+        )
+    text = _REPEATED_TEXT.sub(rb'\1"x"', _canonical_json(data))
+    names: dict[bytes, bytes] = {}
+    return _GENERATED_ID.sub(lambda m: names.setdefault(m.group(), b"$%d" % len(names)), text)
+
+
+def _canonical_json(data: Any) -> bytes:
+    """``data`` as JSON with sorted keys (and sorted sets), other objects by ``str``; by the
+    standard library's encoder where a dict has keys other than strings (msgspec sorts
+    only string keys)."""
+    try:
+        return _SORTED_JSON.encode(data)
+    except TypeError:
+        text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
+        return text.encode()
+
+
+def _overwritten(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events of the stream up to its last MESSAGES_SNAPSHOT (none without one): what
+    the snapshot's messages replaced in the thread still lives in the client pipeline (the
+    validators' tool calls and messages, the chunk lanes, the aggregator's parts and their
+    arguments), where the thread no longer shows it."""
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].get("type") == "MESSAGES_SNAPSHOT":
+            return events[: index + 1]
+    return []
+
+
+def _exported(message: Any, parent_id: str | None) -> list[Any]:
+    return [
+        message.id,
+        parent_id,
+        message.role,
+        message.content,
+        message.status,
+        _untimed(message.metadata),
+    ]
+
+
+def _untimed(metadata: dict[str, Any]) -> dict[str, Any]:
+    """A message's metadata without its stream timing (wall-clock figures); encoded at
+    once, so not copied."""
+    return {k: v for k, v in metadata.items() if k != "timing"}
+
+
+def digest(fingerprint_text: bytes) -> bytes:
+    """A 16-byte digest of a fingerprint: what the search keeps of each state it has seen
+    (the same in every process, unlike ``hash``)."""
+    return hashlib.blake2b(fingerprint_text, digest_size=16).digest()

@@ -80,8 +80,8 @@ def full_alphabet() -> list[Letter]:
     return list(out.values())
 
 
-# The explorer's alphabet, chosen for depth 6 in CI (spec profile, runs queued: 67.6k
-# sequences, 26.3k states; figures for depth 7 in the README): five user actions and ten
+# The explorer's alphabet, chosen for depth 6 in CI (spec profile, runs queued: 139k
+# transitions, 66k states; deeper figures in docs/explorer.md): five user actions and ten
 # agent letters. The *_CHUNK
 # letters are a whole START / CONTENT (ARGS) in one letter, closed by the client's chunk
 # expander at the next other event, so a run the validator accepts fits in few letters;

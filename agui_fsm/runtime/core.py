@@ -341,6 +341,15 @@ class ThreadRuntime:
         """Load the thread from the history adapter (once)."""
         await self._loader.load(lambda head: self._runs.start(head, self._runs.last_run_config))
 
+    async def continue_active_run(self) -> None:
+        """Stream the active run on from where its agent's stream stands, until it settles,
+        as the operation that started it would: the run's error is raised, a resume it made
+        due starts. For a runtime whose objects were put back in place to an earlier moment
+        (the explorer's checkpoints, :mod:`agui_fsm.explore.checkpoint`) after the task that
+        streamed the run had ended; nothing without an active run. Raises
+        :class:`~agui_fsm.errors.UsageError` while a task still streams it."""
+        await self._runs.continue_active()
+
     def work_in_progress(self) -> dict[str, int]:
         """What the thread's operations set off that has not settled yet, by kind (empty
         when everything has): a run streaming (a resume tool results made due starts before

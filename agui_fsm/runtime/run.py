@@ -104,7 +104,9 @@ class RunContext:
         self.collided = False
         self.aborted = False
         self.finished_dispatched = False
-        self.task: Any = None
+        self.task: Any = None  # the task streaming the run (what cancel stops)
+        self.reader: Any = None  # its RunStream, once the agent was asked
+        self.source: Any = None  # what the agent's run() returned
         self.index = -1
         self.life = Lifecycle(runtime.machines["run"], run_id)
         self.aggregator = RunAggregator(

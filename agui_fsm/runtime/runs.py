@@ -18,7 +18,7 @@ from typing import Any
 
 from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.aggregator.snapshot import RunSnapshot
-from agui_fsm.errors import InterruptPendingError
+from agui_fsm.errors import InterruptPendingError, UsageError
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.runtime.assistant import AssistantMessages
 from agui_fsm.runtime.guards import check_idle, refused_while_running
@@ -186,16 +186,42 @@ class Runs:
         self.running = True
         run.task = asyncio.current_task()
         self.outlet.notify()
-        stream = RunStream(run, self.settings, self.diagnose, ())
+        await self._stream(run, (run_config, historical, resume, refusal))
+
+    async def continue_active(self) -> None:
+        """Stream the active run on from where its stream stands (see
+        :meth:`~agui_fsm.runtime.ThreadRuntime.continue_active_run`)."""
+        run = self.active
+        if run is None or run.reader is None:
+            return
+        current = asyncio.current_task()
+        if run.task is not None and run.task is not current and not run.task.done():
+            raise UsageError("continue_active_run: a task is streaming the active run")
+        run.task = current
+        await self._stream(run)
+
+    async def _stream(
+        self,
+        run: RunContext,
+        opening: tuple[Mapping[str, Any] | None, list[Message], list | None, Any] | None = None,
+    ) -> None:
+        """Pass the run's stream through the client pipeline until the run settles, then
+        raise its error or start the resume it made due. ``opening`` (run config, the
+        thread it is asked about, resume, the refusal to fail the run with): ask the agent
+        first."""
+        stream = run.reader or RunStream(run, self.settings, self.diagnose, ())
         try:
-            run.start()
-            run_input = self.build_input(run_id, run_config, historical, resume)
-            if refusal is not None:
-                raise refusal
-            self.interrupts.check_run_answers(resume)
-            self.count += 1
-            stream = RunStream(run, self.settings, self.diagnose, run_input["messages"])
-            await stream.consume(self.agent.run(run_input))
+            if opening is not None:
+                run_config, historical, resume, refusal = opening
+                run.start()
+                run_input = self.build_input(run.run_id, run_config, historical, resume)
+                if refusal is not None:
+                    raise refusal
+                self.interrupts.check_run_answers(resume)
+                self.count += 1
+                stream = RunStream(run, self.settings, self.diagnose, run_input["messages"])
+                run.reader, run.source = stream, self.agent.run(run_input)
+            await stream.consume(run.source)
         except asyncio.CancelledError:
             if not run.aborted:
                 raise
@@ -211,6 +237,7 @@ class Runs:
         finally:
             run.aggregator.settle()
             self.finish(run)
+            run.reader = run.source = None
         try:
             await self._after(run)
         finally:

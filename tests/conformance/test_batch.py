@@ -6,11 +6,13 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from agui_fsm.cli import main
-from agui_fsm.conformance.batch import expand, validate_path
+from agui_fsm.conformance.batch import Summary, expand, validate_files, validate_path
 from agui_fsm.conformance.sources import is_many
+from agui_fsm.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
@@ -109,3 +111,43 @@ def test_a_directory_refuses_sarif(tmp_path):
     root = corpus(tmp_path)
     code, out = invoke(str(root), "--format", "sarif")
     assert code == 2 and "single input" in out
+
+
+def test_the_summary_counts_each_rule_across_the_files(tmp_path):
+    root = corpus(tmp_path)
+    document = json.loads(invoke(str(root), "--format", "json")[1])
+    counted: dict[str, list[int]] = {}
+    for entry in document["files"]:
+        rules = [v["rule"] for v in entry["violations"]]
+        for rule in set(rules):
+            counted.setdefault(rule, [0, 0])
+            counted[rule][0] += rules.count(rule)
+            counted[rule][1] += 1
+    assert document["summary"]["rules"] == {
+        rule: {"violations": n, "files": files} for rule, (n, files) in sorted(counted.items())
+    }
+    _, out = invoke(str(root))
+    lines = out.splitlines()
+    table = lines[lines.index("violations by rule, across the files:") + 1 : -1]
+    assert len(table) == len(counted)
+    ranked = sorted(counted.items(), key=lambda item: (-item[1][0], item[0]))
+    assert [line.split(":")[0].strip() for line in table] == [rule for rule, _ in ranked]
+
+
+def test_any_executor_validates_in_batches_and_keeps_the_order(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = corpus(tmp_path)
+    paths = expand(str(root))
+    alone = [r.report.as_dict() for r in validate_files(paths)]
+    with ThreadPoolExecutor(3) as pool:
+        results = list(validate_files(paths, executor=pool, batch_size=2))
+    assert [r.name for r in results] == [str(p) for p in paths]
+    assert [r.report.as_dict() for r in results] == alone
+    summary = Summary().extend(results)
+    assert summary.files == len(paths) and summary.exit_code == 1
+
+
+def test_an_executor_without_submit_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match=r"a concurrent\.futures\.Executor, not list"):
+        list(validate_files(expand(str(corpus(tmp_path))), executor=[]))

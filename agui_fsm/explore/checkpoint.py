@@ -1,0 +1,402 @@
+"""Saving a harness in place: the contents of every mutable object it reaches, put back later.
+
+The explorer expands a state by stepping each letter from it. Rather than rebuilding the
+state for every letter (a fresh runtime and its prefix replayed), it saves the state once
+and puts it back after each letter: :class:`Checkpoint` records the contents of every
+mutable object reachable from the harness (lists, dicts, sets, deques, the attributes of
+objects, closure cells) and :meth:`Checkpoint.restore` writes those contents back into the
+same objects. Objects keep their identity, so everything that holds them (another object,
+or the frame of a suspended coroutine) sees the saved state again; an object created after
+the checkpoint is no longer reachable once the contents are back.
+
+What a checkpoint cannot put back is a suspended coroutine's position: the frames of the
+runtime's operations waiting on the agent's stream or on the run queue.
+:class:`~agui_fsm.explore.harness.Harness` saves their shape beside the checkpoint and
+restores only when every one of them waits where it waited (see ``Harness.restore``). Their
+local variables need no saving: at a quiescent point each frame holds references to the
+objects it works on (the run, its stream reader), whose contents the checkpoint has.
+
+Traversal rules (each kind of object is either saved, only looked through, or left alone):
+
+* saved and looked through: ``list``, ``dict``, ``set``, ``collections.deque`` (and their
+  subclasses), the ``__dict__`` and ``__slots__`` of instances, closure cells;
+* looked through only (immutable): ``tuple``, ``frozenset``, bound methods (their
+  ``__self__``), functions (their closure cells and defaults), suspended coroutines and
+  generators and asyncio futures (what their frames and results hold);
+* left alone: numbers, strings, bytes, ``None``, types, modules, code, builtins, enum
+  members, event loops, objects without Python-level state (a compiled pattern, a
+  traceback), and the ``static`` objects given (the compiled machines and the letters:
+  data nobody writes).
+
+An instance can name attributes that belong to a suspended frame rather than to its state
+in a class attribute ``__checkpoint_live__``: they keep their current value on restore
+(the scripted stream's ``waiter``, the future its consumer awaits right now).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import gc
+import types
+from collections import deque
+from collections.abc import Callable, Iterable
+from itertools import repeat, starmap
+from operator import attrgetter, itemgetter
+from typing import Any
+
+_MISSING = object()
+_ALL = slice(None)
+_drain = deque(maxlen=0).extend
+_first = itemgetter(0)
+
+# How each class is handled, decided once per class.
+_ATOM, _DICT, _LIST, _SET, _DEQUE, _SEQUENCE, _METHOD, _FUNCTION, _CELL, _REFERENTS = range(10)
+_INSTANCE = 10  # an object with __slots__, live attributes, or a container's contents too
+_PLAIN = 11  # an object whose state is its __dict__
+_ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None), range})
+_LEFT_ALONE: tuple[type, ...] = (
+    type,
+    types.ModuleType,
+    types.CodeType,
+    types.BuiltinFunctionType,
+    types.MethodWrapperType,
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    enum.Enum,
+    asyncio.AbstractEventLoop,
+)
+_LOOKED_THROUGH: tuple[type, ...] = (
+    types.CoroutineType,
+    types.GeneratorType,
+    types.AsyncGeneratorType,
+    asyncio.Future,
+)
+_KINDS: dict[type, int] = dict.fromkeys(_ATOMS, _ATOM)
+_KINDS.update(
+    {
+        dict: _DICT,
+        list: _LIST,
+        set: _SET,
+        tuple: _SEQUENCE,
+        frozenset: _SEQUENCE,
+        types.MethodType: _METHOD,
+        types.FunctionType: _FUNCTION,
+        types.CellType: _CELL,
+    }
+)
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _kind(cls: type) -> int:
+    kind = _KINDS.get(cls)
+    if kind is None:
+        if issubclass(cls, _LEFT_ALONE):
+            kind = _ATOM
+        elif issubclass(cls, _LOOKED_THROUGH):
+            kind = _REFERENTS
+        elif "__dict__" in dir(cls) or _slots(cls):
+            plain = not _slots(cls) and not getattr(cls, "__checkpoint_live__", ())
+            containers = (deque, dict, list, set, tuple, frozenset)
+            kind = _PLAIN if plain and not issubclass(cls, containers) else _INSTANCE
+        elif issubclass(cls, deque):
+            kind = _DEQUE
+        elif issubclass(cls, dict):
+            kind = _DICT
+        elif issubclass(cls, list):
+            kind = _LIST
+        elif issubclass(cls, set):
+            kind = _SET
+        elif issubclass(cls, tuple | frozenset):
+            kind = _SEQUENCE
+        else:
+            kind = _ATOM  # no Python-level state (a compiled pattern, a traceback)
+        _KINDS[cls] = kind
+    return kind
+
+
+def _slots(cls: type) -> tuple[str, ...]:
+    names = _SLOTS.get(cls)
+    if names is None:
+        found: list[str] = []
+        for klass in cls.__mro__:
+            declared = klass.__dict__.get("__slots__", ())
+            for name in (declared,) if isinstance(declared, str) else declared:
+                if name not in ("__dict__", "__weakref__") and name not in found:
+                    found.append(name)
+        names = _SLOTS[cls] = tuple(found)
+    return names
+
+
+class StaticObjects:
+    """What a checkpoint leaves alone: ``roots`` and everything they reach by the same
+    traversal (held here, so that their ids stay theirs), and the instances of
+    ``value_types``, classes whose instances nobody writes once built (the explorer's
+    observations)."""
+
+    def __init__(self, roots: Iterable[Any], value_types: Iterable[type] = ()) -> None:
+        held: list[Any] = []
+        self.value_types = frozenset(value_types)
+        _walk(list(roots), frozenset(), self.value_types, _Contents(), held.append)
+        self._held = held
+        self.ids = frozenset(id(obj) for obj in held)
+
+
+class _Contents:
+    """What a walk saved, by kind, laid out for restores that loop in C."""
+
+    __slots__ = ("cells", "deques", "dicts", "empty", "lists", "live", "sets", "slots")
+
+    def __init__(self) -> None:
+        self.dicts: list[tuple[dict, dict]] = []  # (a dict or an object's __dict__, items)
+        self.lists: list[tuple[list, slice, list]] = []  # (list, [:], items)
+        self.sets: list[tuple[set, set]] = []
+        self.deques: list[tuple[deque, list]] = []
+        self.slots: list[tuple[Any, str, Any]] = []  # (object, slot name, value)
+        self.cells: list[tuple[Any, str, Any]] = []  # (cell, "cell_contents", value)
+        # Slots and cells that held nothing: (object, slot name) or (cell, "cell_contents").
+        self.empty: list[tuple[Any, str]] = []
+        # Objects naming live attributes: (object, its __dict__, saved items, live names).
+        self.live: list[tuple[Any, dict, dict, tuple[str, ...]]] = []
+
+
+class Checkpoint:
+    """The contents of every mutable object reachable from ``root`` (``static`` objects
+    left alone); :meth:`restore` writes them back in place."""
+
+    __slots__ = ("_contents", "_holders", "size")
+
+    def __init__(self, root: Any, static: StaticObjects | None = None) -> None:
+        self._contents = _Contents()
+        self._holders: _Holders | None = None
+        ids, values = (static.ids, static.value_types) if static else (frozenset(), frozenset())
+        self.size = _walk([root], ids, values, self._contents, None)
+
+    def restore(self) -> None:
+        """Write the saved contents back into the same objects."""
+        saved = self._contents
+        for _, attributes, items, live in saved.live:
+            current = [(name, attributes[name]) for name in live if name in attributes]
+            attributes.clear()
+            attributes.update(items)
+            attributes.update(current)
+        _drain(map(dict.clear, map(_first, saved.dicts)))
+        _drain(starmap(dict.update, saved.dicts))
+        _drain(starmap(list.__setitem__, saved.lists))
+        _drain(map(set.clear, map(_first, saved.sets)))
+        _drain(starmap(set.update, saved.sets))
+        for obj, items in saved.deques:
+            obj.clear()
+            obj.extend(items)
+        _drain(starmap(object.__setattr__, saved.slots))
+        _drain(starmap(setattr, saved.cells))
+        for obj, name in saved.empty:
+            with contextlib.suppress(AttributeError, ValueError):  # it holds nothing still
+                object.__delattr__(obj, name)
+
+    def replace(self, replacements: dict[asyncio.Future, asyncio.Future]) -> None:
+        """Save each new task or future wherever the old one (its key) was saved: tasks
+        that took others' places, with the futures they await."""
+        new_for = {id(old): new for old, new in replacements.items()}
+        saved = self._contents
+        if self._holders is None:
+            self._holders = _holders(saved)
+        dicts, lists, sets, triples = self._holders
+        for items in dicts:
+            _replace_in_dict(items, new_for)
+        for items in lists:
+            for index, value in enumerate(items):
+                if id(value) in new_for:
+                    items[index] = new_for[id(value)]
+        for items in sets:
+            for value in [v for v in items if id(v) in new_for]:
+                items.discard(value)
+                items.add(new_for[id(value)])
+        for entries, index in triples:
+            obj, name, value = entries[index]
+            if id(value) in new_for:
+                entries[index] = (obj, name, new_for[id(value)])
+
+
+# Saved dicts, lists and sets holding a future, and (slots or cells, index) of the entries
+# holding one.
+_Holders = tuple[list[dict], list[list], list[set], list[tuple[list, int]]]
+
+
+def _holders(saved: _Contents) -> _Holders:
+    """The saved contents that hold an asyncio future (a task is one): where
+    :meth:`Checkpoint.replace` looks."""
+
+    def holds(values: Iterable[Any]) -> bool:
+        return not _FUTURES.isdisjoint(map(type, values))
+
+    dicts = [items for _, items in saved.dicts if holds(items.values()) or holds(items)]
+    dicts += [items for _, _, items, _ in saved.live if holds(items.values())]
+    lists = [items for _, _, items in saved.lists if holds(items)]
+    lists += [items for _, items in saved.deques if holds(items)]
+    sets = [items for _, items in saved.sets if holds(items)]
+    triples = [
+        (entries, index)
+        for entries in (saved.slots, saved.cells)
+        for index, entry in enumerate(entries)
+        if type(entry[2]) in _FUTURES
+    ]
+    return dicts, lists, sets, triples
+
+
+_FUTURES = frozenset({asyncio.Future, asyncio.Task})
+
+
+def _replace_in_dict(items: dict, new_for: dict[int, Any]) -> None:
+    keyed = False
+    for key, value in items.items():
+        if id(value) in new_for:
+            items[key] = new_for[id(value)]
+        keyed = keyed or id(key) in new_for
+    if keyed:
+        rebuilt = {new_for.get(id(key), key): value for key, value in items.items()}
+        items.clear()
+        items.update(rebuilt)
+
+
+def _cell_value(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+def _walk(
+    stack: list[Any],
+    static: frozenset[int],
+    values: frozenset[type],
+    saved: _Contents,
+    visit: Callable[[Any], Any] | None,
+) -> int:
+    """Save the contents of everything reachable from ``stack`` by the module's rules into
+    ``saved`` (``static`` ids and instances of ``values`` left alone); ``visit(obj)`` (if
+    given) for every object looked at. Returns how many."""
+    seen = set(static)  # static objects count as seen
+    atoms = _ATOMS
+    kinds = _KINDS
+    push, pop = stack.append, stack.pop
+    dicts, lists, sets = saved.dicts, saved.lists, saved.sets
+
+    def extend(values: Iterable[Any]) -> None:
+        stack.extend([v for v in values if type(v) not in atoms])
+
+    while stack:
+        obj = pop()
+        key = id(obj)
+        if key in seen:
+            continue
+        seen.add(key)
+        if visit is not None:
+            visit(obj)
+        cls = type(obj)
+        if cls in values:
+            continue
+        kind = kinds.get(cls)
+        if kind is None:
+            kind = _kind(cls)
+        if kind == _PLAIN:
+            attributes = obj.__dict__
+            dicts.append((attributes, attributes.copy()))
+            stack += [v for v in attributes.values() if type(v) not in atoms]
+        elif kind == _DICT:
+            if cls is dict:
+                dicts.append((obj, obj.copy()))
+                stack += [v for v in obj.values() if type(v) not in atoms]
+                stack += [k for k in obj if type(k) not in atoms]
+            else:
+                _instance(obj, cls, saved, extend)
+        elif kind == _LIST:
+            lists.append((obj, _ALL, obj[:]))
+            stack += [v for v in obj if type(v) not in atoms]
+        elif kind == _METHOD:
+            push(obj.__self__)
+        elif kind == _SEQUENCE:
+            stack += [v for v in obj if type(v) not in atoms]
+        elif kind == _INSTANCE:
+            _instance(obj, cls, saved, extend)
+        elif kind == _ATOM:
+            continue
+        elif kind == _SET:
+            sets.append((obj, set(obj)))
+            extend(obj)
+        elif kind == _FUNCTION:
+            extend(obj.__closure__ or ())
+            extend(obj.__defaults__ or ())
+            extend((obj.__kwdefaults__ or {}).values())
+        elif kind == _CELL:
+            value = _cell_value(obj)
+            if value is _MISSING:
+                saved.empty.append((obj, "cell_contents"))
+            else:
+                saved.cells.append((obj, "cell_contents", value))
+                push(value)
+        elif kind == _REFERENTS:
+            extend(gc.get_referents(obj))
+        elif kind == _DEQUE:
+            saved.deques.append((obj, list(obj)))
+            extend(obj)
+    return len(seen) - len(static)
+
+
+def _instance(
+    obj: Any, cls: type, saved: _Contents, extend: Callable[[Iterable[Any]], None]
+) -> None:
+    """An object with attributes, possibly a container as well."""
+    if isinstance(obj, deque):
+        saved.deques.append((obj, list(obj)))
+        extend(obj)
+    elif isinstance(obj, dict):
+        saved.dicts.append((obj, obj.copy()))
+        extend(obj.values())
+        extend(obj)
+    elif isinstance(obj, list):
+        saved.lists.append((obj, _ALL, obj[:]))
+        extend(obj)
+    elif isinstance(obj, set):
+        saved.sets.append((obj, set(obj)))
+        extend(obj)
+    elif isinstance(obj, tuple | frozenset):
+        extend(obj)
+    attributes = getattr(obj, "__dict__", None)
+    if attributes is not None:
+        extend(attributes.values())
+        live: tuple[str, ...] = getattr(cls, "__checkpoint_live__", ())
+        if live:
+            items = {k: v for k, v in attributes.items() if k not in live}
+            saved.live.append((obj, attributes, items, live))
+        else:
+            saved.dicts.append((attributes, attributes.copy()))
+    names = _slots(cls)
+    if not names:
+        return
+    try:
+        values = _slot_getter(cls)(obj)
+    except AttributeError:  # a slot that holds nothing
+        for name in names:
+            value = getattr(obj, name, _MISSING)
+            if value is _MISSING:
+                saved.empty.append((obj, name))
+            else:
+                saved.slots.append((obj, name, value))
+                extend((value,))
+        return
+    if len(names) == 1:
+        values = (values,)
+    saved.slots.extend(zip(repeat(obj), names, values))
+    extend(values)
+
+
+_GETTERS: dict[type, Callable[[Any], Any]] = {}
+
+
+def _slot_getter(cls: type) -> Callable[[Any], Any]:
+    getter = _GETTERS.get(cls)
+    if getter is None:
+        getter = _GETTERS[cls] = attrgetter(*_slots(cls))
+    return getter

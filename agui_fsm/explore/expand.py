@@ -1,0 +1,165 @@
+"""Expanding states: every letter stepped from each state, each state reached once.
+
+:class:`Expander` is what :func:`~agui_fsm.explore.search.explore` runs in its own process
+or in each worker of ``--jobs``. It keeps one :class:`~agui_fsm.explore.harness.Harness`
+and walks it along the paths (letter indices from the empty thread) of the states it is
+given, in order: states next to each other in a level of the search share most of their
+path, so the harness is saved (:meth:`Harness.save`) at each state on the way that the next
+path also passes, restored to the deepest one the next path shares, and stepped from there.
+At the state itself every applicable letter is stepped, checked and fingerprinted, and the
+harness restored to the state after each one.
+
+A restore is refused when a task that waited at the saved state has moved on (a letter
+ended the run the saved state was streaming, say); the expander then tries the saved states
+above it, and rebuilds from the empty thread when none is left. Whatever the route, the
+harness reaches a state by the same letters, so what it checks does not depend on the route.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agui_fsm.explore.checkpoint import StaticObjects
+from agui_fsm.explore.harness import Harness, HarnessError, SavedState
+from agui_fsm.explore.letters import Letter
+from agui_fsm.explore.observe import digest
+from agui_fsm.explore.tasks import event_loop
+from agui_fsm.invariants import Invariant, Observation, Problem, RunRecord, Step, check_step
+from agui_fsm.machines.plans import BoundMachine, Driver
+from agui_fsm.machines.table import CompiledMachine
+
+#: Classes whose instances nobody writes once built, left out of checkpoints: the invariants'
+#: records, and the machines (a bound machine compiling its plans on first use fills a cache
+#: of its table's, which a restore need not undo).
+VALUE_TYPES = (Observation, Step, RunRecord, CompiledMachine, BoundMachine, Driver)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One letter stepped from a state: the letter's index in the alphabet, the fingerprint
+    digest of the state it led to, and the problems the invariants saw on the step."""
+
+    letter: int
+    digest: bytes
+    problems: tuple[Problem, ...] = ()
+
+
+class Expander:
+    """One harness walked over the states of a search (see the module's doc)."""
+
+    def __init__(
+        self,
+        letters: Sequence[Letter],
+        invariants: tuple[Invariant, ...],
+        options: dict[str, Any],
+    ) -> None:
+        self.letters = list(letters)
+        self.invariants = invariants
+        self.options = options
+        self.loop = event_loop()
+        self.harness: Harness | None = None
+        self.static: StaticObjects | None = None
+        # The saved states along the harness's current path, root first.
+        self.saved: list[tuple[tuple[int, ...], SavedState]] = []
+        self.position: tuple[int, ...] | None = None  # where the harness is, when known
+
+    def root_digest(self) -> bytes:
+        """The fingerprint digest of the empty thread."""
+        self._fresh()
+        assert self.harness is not None
+        return digest(self.harness.fingerprint())
+
+    def expand(
+        self, paths: Sequence[tuple[int, ...]], deadline: float | None = None
+    ) -> Iterator[list[Edge]]:
+        """For each path in order, the edges out of the state it leads to, in letter
+        order; stops after a state with a problem (no later state's can come first), or
+        before a state when ``deadline`` (``time.monotonic()``) has passed."""
+        for index, path in enumerate(paths):
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            following = paths[index + 1] if index + 1 < len(paths) else ()
+            edges = self._edges(path, _shared(path, following))
+            yield edges
+            if any(edge.problems for edge in edges):
+                return
+
+    def close(self) -> None:
+        if self.harness is not None:
+            self.harness.close()
+            self.harness = None
+        self.loop.close()
+
+    # -- walking ------------------------------------------------------------------------------
+
+    def _fresh(self) -> None:
+        if self.harness is not None:
+            self.harness.close()
+        self.harness = Harness(loop=self.loop, **self.options)
+        if self.static is None:
+            self.static = StaticObjects([self.letters], VALUE_TYPES)
+        self.saved = [((), self.harness.save(self.static))]
+        self.position = ()
+
+    def _go(self, path: tuple[int, ...], keep: int) -> SavedState:
+        """Put the harness at ``path``, saving the states on the way whose path is at most
+        ``keep`` letters long (the next path passes them) and the state itself."""
+        while self.saved and path[: len(self.saved[-1][0])] != self.saved[-1][0]:
+            self.saved.pop()
+        while self.saved and self.position != self.saved[-1][0]:
+            assert self.harness is not None
+            if self.harness.restore(self.saved[-1][1]):
+                self.position = self.saved[-1][0]
+            else:
+                self.saved.pop()
+        if not self.saved:
+            self._fresh()
+        harness = self.harness
+        assert harness is not None and self.position is not None
+        for depth in range(len(self.position), len(path)):
+            harness.step(self.letters[path[depth]])
+            self.position = path[: depth + 1]
+            if depth + 1 <= keep or depth + 1 == len(path):
+                self.saved.append((self.position, harness.save(self.static)))
+        return self.saved[-1][1]
+
+    def _edges(self, path: tuple[int, ...], keep: int) -> list[Edge]:
+        saved = self._go(path, keep)
+        harness = self.harness
+        assert harness is not None
+        applicable = [i for i, letter in enumerate(self.letters) if harness.applicable(letter)]
+        edges = []
+        for index in applicable:
+            if self.position != path:
+                if harness.restore(saved):
+                    self.position = path
+                else:
+                    self.saved.pop()
+                    saved = self._go(path, keep)
+                    harness = self.harness
+                    assert harness is not None
+            self.position = None
+            try:
+                before, step, after = harness.step(self.letters[index])
+            except HarnessError as exc:
+                edges.append(Edge(index, b"", (Problem("quiescence", str(exc)),)))
+                self._fresh()  # a hung runtime is no place to go on from
+                break
+            problems = tuple(check_step(before, after, step, self.invariants))
+            edges.append(Edge(index, digest(harness.fingerprint()), problems))
+            if problems:
+                break
+        return edges
+
+
+def _shared(path: tuple[int, ...], other: tuple[int, ...]) -> int:
+    """How many leading letters two paths share."""
+    shared = 0
+    for a, b in zip(path, other, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared
