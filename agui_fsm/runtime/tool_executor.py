@@ -405,9 +405,8 @@ class ToolExecutor:
 
     @CLIENT.effect(_EXECUTION)
     def submit_cancelled(self, entry: Entry, observed: Observed) -> None:
-        entry.raised = True
         self._answering_aborted = True
-        self._track(self._submit(entry, CANCELLED_RESULT))
+        self._track(self._submit(entry, CANCELLED_RESULT, is_error=True))
 
     # -- execution -------------------------------------------------------------------------------
 
@@ -450,11 +449,11 @@ class ToolExecutor:
         observed = Observed(entry.part, entry.args_text)
         if entry.life.try_take("add_tool_result", self, entry, observed) is None:
             return  # a result from elsewhere arrived, or the turn ended, while the tool ran
-        await self._submit(entry, result)
+        await self._submit(entry, result, is_error=entry.raised)
 
-    async def _submit(self, entry: Entry, result: Any) -> None:
+    async def _submit(self, entry: Entry, result: Any, *, is_error: bool) -> None:
         try:
-            await self.runtime.add_tool_result(entry.life.instance, result, is_error=entry.raised)
+            await self.runtime.add_tool_result(entry.life.instance, result, is_error=is_error)
         except Exception as exc:  # noqa: BLE001 - the runtime reports a failed resume itself
             log.info("submitting the result of %s failed: %s", entry.life.instance, exc)
 
