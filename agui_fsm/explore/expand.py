@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agui_fsm.explore.checkpoint import StaticObjects
-from agui_fsm.explore.harness import Harness, HarnessError, SavedState
+from agui_fsm.explore.harness import Harness, HarnessError, SavedState, StreamVerdicts
 from agui_fsm.explore.letters import Letter
 from agui_fsm.explore.observe import digest
 from agui_fsm.explore.tasks import event_loop
@@ -31,10 +31,10 @@ from agui_fsm.invariants import Invariant, Observation, Problem, RunRecord, Step
 from agui_fsm.machines.plans import BoundMachine, Driver
 from agui_fsm.machines.table import CompiledMachine
 
-#: Classes whose instances nobody writes once built, left out of checkpoints: the invariants'
-#: records, and the machines (a bound machine compiling its plans on first use fills a cache
-#: of its table's, which a restore need not undo).
-VALUE_TYPES = (Observation, Step, RunRecord, CompiledMachine, BoundMachine, Driver)
+#: Classes whose instances nobody writes once built, or write only as a cache a restore need
+#: not undo, left out of checkpoints: the invariants' records, the machines (a bound machine
+#: compiles its plans on first use) and the independent validator's verdicts.
+VALUE_TYPES = (Observation, Step, RunRecord, CompiledMachine, BoundMachine, Driver, StreamVerdicts)
 
 
 @dataclass(frozen=True)
@@ -96,9 +96,11 @@ class Expander:
     # -- walking ------------------------------------------------------------------------------
 
     def _fresh(self) -> None:
+        verdicts = None
         if self.harness is not None:
+            verdicts = self.harness.verdicts
             self.harness.close()
-        self.harness = Harness(loop=self.loop, **self.options)
+        self.harness = Harness(loop=self.loop, verdicts=verdicts, **self.options)
         if self.static is None:
             self.static = StaticObjects([self.letters], VALUE_TYPES)
         self.saved = [((), self.harness.save(self.static))]

@@ -61,7 +61,10 @@ class Harness:
 
     ``runtime_factory(agent, **options)`` builds the runtime (default
     :class:`ThreadRuntime`); ``history`` attaches an in-memory adapter whose ``load``
-    returns those AG-UI messages (the ``load_history`` action).
+    returns those AG-UI messages (the ``load_history`` action). ``validator`` (a factory,
+    True for the package's own, None for none) checks each stream independently of the
+    runtime; ``verdicts`` shares what one checked (a :class:`StreamVerdicts`) between
+    harnesses.
     """
 
     def __init__(
@@ -77,6 +80,7 @@ class Harness:
         profile: str = "spec",
         queue_policy: str | None = None,
         lenient: bool = False,
+        verdicts: StreamVerdicts | None = None,
     ) -> None:
         # In lenient mode the runtime records violations instead of failing runs, so
         # invariant 8 (about the default mode) is not asked.
@@ -88,7 +92,8 @@ class Harness:
         self.tasks: dict[asyncio.Task, Letter | None] = {}
         self.log: list[tuple[Letter, int | None]] = []
         self.late_errors: list[BaseException] = []
-        self._validator = validator_factory() if validator is True else (validator or None)
+        factory = validator_factory() if validator is True else (validator or None)
+        self.verdicts = verdicts or (StreamVerdicts(factory) if factory is not None else None)
         self.agent = ScriptedAgent(run_started_first)
         self.streams = self.agent.streams
         self.history = MemoryHistory(history) if history is not None else None
@@ -186,8 +191,6 @@ class Harness:
             elif task is not None and task.done() and not task.cancelled():
                 error = task.exception()
         self._collect()
-        if stream is not None and not stream.open:
-            stream.validator = None  # a closed stream is validated no more
         active = self.runtime.active_run
         for closed in self.streams:
             if not closed.open and closed.final is None and closed.context != active:
@@ -202,31 +205,11 @@ class Harness:
         )
 
     def _validate(self, stream: ScriptedStream) -> tuple[str, ...] | None:
-        """The error-level violations an own validator reports for the stream's last event
-        (built and caught up on the stream so far the first time it is needed)."""
-        if self._validator is None or self.lenient:
+        """The error-level violations an independent validator reports at the stream's
+        last event."""
+        if self.verdicts is None or self.lenient:
             return None
-        found = self.catch_up(stream)
-        return tuple(
-            f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}" for v in found if is_error(v)
-        )
-
-    def catch_up(self, stream: ScriptedStream) -> Any:
-        """Feed the stream's own validator every event it has not seen; what it found at
-        the last one."""
-        found: Any = ()
-        if self._validator is None or self.lenient:
-            return found
-        if stream.validator is None:
-            stream.validator = self._validator()
-        while stream.validated < len(stream.events):
-            event = copy_json(stream.events[stream.validated])
-            stream.validated += 1
-            try:
-                found = stream.validator.feed(event) or ()
-            except ProtocolViolation as exc:
-                found = [exc]
-        return found
+        return self.verdicts.last(stream.events)
 
     def perform(self, letter: Letter) -> asyncio.Task | BaseException | None:
         """Start ``letter``'s operation: its task, or what ``set_state`` raised (None)."""
@@ -312,6 +295,49 @@ class Harness:
 
 
 _NEXT_ITEM = ScriptedStream.__anext__.__code__
+
+
+class StreamVerdicts:
+    """What an independent validator reports at the last event of each stream: the
+    error-level violations, as ``"RULE: message"`` texts.
+
+    The verdict is a function of the stream's events alone, and each event is a letter's
+    payload (or the agent's RUN_STARTED), so it is kept by the events' identities and
+    computed once per distinct stream, by a fresh validator over its events, however many
+    states share the stream. Nothing of it belongs to a harness's state: a checkpoint
+    leaves it alone (``agui_fsm.explore.expand.VALUE_TYPES``)."""
+
+    def __init__(self, factory: Callable[[], Any], limit: int = 1_000_000) -> None:
+        self.factory = factory
+        self.limit = limit
+        self._found: dict[tuple[int, ...], tuple[str, ...]] = {}
+        self._events: dict[int, Any] = {}  # the events keyed, held so their ids stay theirs
+
+    def last(self, events: Sequence[Any]) -> tuple[str, ...]:
+        key = tuple(map(id, events))
+        found = self._found.get(key)
+        if found is None:
+            found = self._check(events, key)
+        return found
+
+    def _check(self, events: Sequence[Any], key: tuple[int, ...]) -> tuple[str, ...]:
+        if len(self._found) >= self.limit:
+            self._found.clear()
+        validator = self.factory()
+        found: tuple[str, ...] = ()
+        for n, event in enumerate(events, 1):
+            self._events.setdefault(id(event), event)
+            try:
+                violations = validator.feed(copy_json(event)) or ()
+            except ProtocolViolation as exc:
+                violations = [exc]
+            found = tuple(
+                f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}"
+                for v in violations
+                if is_error(v)
+            )
+            self._found.setdefault(key[:n], found)
+        return found
 
 
 def run_letters(

@@ -38,8 +38,6 @@ class Harness(Protocol):
     @property
     def stream(self) -> Any: ...
 
-    def catch_up(self, stream: Any) -> Any: ...
-
     def perform(self, letter: Letter) -> asyncio.Task | BaseException | None: ...
 
     async def quiesce(self) -> None: ...
@@ -62,10 +60,8 @@ def save(harness: Harness, static: StaticObjects | None = None) -> SavedState:
     the compiled machines), left out of the checkpoint."""
     stream = harness.stream
     streaming = None
-    if stream is not None and stream.ready:
-        harness.catch_up(stream)  # the independent validator's position is part of it
-        if harness.runtime.active_run == stream.context:
-            streaming = streaming_task(harness.loop, type(stream).__anext__.__code__, stream)
+    if stream is not None and stream.ready and harness.runtime.active_run == stream.context:
+        streaming = streaming_task(harness.loop, type(stream).__anext__.__code__, stream)
     issued = dict(harness.tasks)
     checkpoint = Checkpoint(harness, static)
     return SavedState(checkpoint, waits(harness.loop, issued), streaming, issued)
