@@ -12,7 +12,6 @@ from agui_fsm.invariants import RunRecord
 
 END_OF_STREAM = object()
 RAISE_IN_STREAM = object()
-_MAX_TICKS = 500
 
 
 class ScriptedAgentError(RuntimeError):

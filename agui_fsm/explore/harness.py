@@ -19,7 +19,7 @@ from agui_fsm.explore.checkpoint import StaticObjects
 from agui_fsm.explore.letters import FRONT_END_TOOL, Letter, copy_json, front_end_tool
 from agui_fsm.explore.observe import fingerprint, observe_runtime
 from agui_fsm.explore.saved import SavedState, restore, save
-from agui_fsm.explore.tasks import HarnessError, event_loop, waiting_operations
+from agui_fsm.explore.tasks import HarnessError, HarnessLoop, event_loop, waiting_operations
 from agui_fsm.invariants import (
     ALL_INVARIANTS,
     Invariant,
@@ -33,7 +33,7 @@ from agui_fsm.invariants import (
 from agui_fsm.runtime import ThreadRuntime
 from agui_fsm.runtime.pipeline import is_error
 
-_MAX_TICKS = 500
+_MAX_CALLBACKS = 100_000
 
 
 class _Ids:
@@ -70,7 +70,7 @@ class Harness:
     def __init__(
         self,
         *,
-        loop: asyncio.AbstractEventLoop | None = None,
+        loop: HarnessLoop | None = None,
         auto_cancel_pending_tool_calls: bool = True,
         show_thinking: bool = True,
         history: list[dict[str, Any]] | None = None,
@@ -156,7 +156,7 @@ class Harness:
     def step(self, letter: Letter) -> tuple[Observation, Step, Observation]:
         """Perform ``letter`` and wait for quiescence; ``(before, step, after)``."""
         before = self.observation
-        step = self.loop.run_until_complete(self._do(letter, check=True))
+        step = self._do(letter, check=True)
         raw = self.observe(None, {})
         after = replace(
             raw,
@@ -166,7 +166,7 @@ class Harness:
         self.observation = after
         return before, step, after
 
-    async def _do(self, letter: Letter, check: bool) -> Step:
+    def _do(self, letter: Letter, check: bool) -> Step:
         if not self.applicable(letter):
             raise ValueError(f"{letter.key} needs an open stream")
         stream = self.stream
@@ -179,13 +179,13 @@ class Harness:
             if check:
                 validator_errors = self._validate(stream)
             stream.push(copy_json(letter.payload))
-            await self.quiesce()
+            self.quiesce()
         elif letter.kind == "stream":
             stream.push(END_OF_STREAM if letter.name == "stream_end" else RAISE_IN_STREAM)
-            await self.quiesce()
+            self.quiesce()
         else:
             task = self.perform(letter)
-            await self.quiesce()
+            self.quiesce()
             if isinstance(task, BaseException):
                 error = task
             elif task is not None and task.done() and not task.cancelled():
@@ -239,27 +239,29 @@ class Harness:
             if not task.cancelled() and task.exception() is not None:
                 self.late_errors.append(task.exception())
 
-    async def quiesce(self) -> None:
-        """Run the loop until every task waits on a parked stream or in the run queue."""
-        for _ in range(_MAX_TICKS):
-            await asyncio.sleep(0)
-            pending = sum(not t.done() for t in self.tasks)
-            executor = self.runtime.tool_executor
-            if executor is not None and executor.busy:  # a tool runs, or an update is due
-                pending += max(1, executor.pending)
-            if not pending:
+    def quiesce(self) -> None:
+        """Run the loop until nothing is ready to run; then every task must wait on a
+        parked stream or in the run queue (the loop has no clock and no I/O, so nothing
+        else could wake it)."""
+        if not self.loop.run_ready(_MAX_CALLBACKS):
+            raise HarnessError("the runtime did not become quiescent")
+        pending = sum(not t.done() for t in self.tasks)
+        executor = self.runtime.tool_executor
+        if executor is not None and executor.busy:  # a tool runs, or an update is due
+            pending += max(1, executor.pending)
+        if not pending:
+            return
+        # Quiet when every open stream is parked and each pending operation is the run
+        # waiting on one of them, or an operation queued behind that run.
+        parked = self.runtime.queued_runs
+        for stream in self.streams:
+            if stream.open:
+                if not stream.ready:
+                    break
+                parked += 1
+        else:
+            if pending <= parked:
                 return
-            # Quiet when every open stream is parked and each pending operation is the
-            # run waiting on one of them, or an operation queued behind that run.
-            parked = self.runtime.queued_runs
-            for stream in self.streams:
-                if stream.open:
-                    if not stream.ready:
-                        break
-                    parked += 1
-            else:
-                if pending <= parked:
-                    return
         raise HarnessError("the runtime did not become quiescent")
 
     # -- saving and restoring ---------------------------------------------------------------

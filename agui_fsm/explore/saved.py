@@ -19,9 +19,9 @@ from agui_fsm.explore.checkpoint import Checkpoint, StaticObjects
 from agui_fsm.explore.letters import Letter
 from agui_fsm.explore.tasks import (
     HarnessError,
+    HarnessLoop,
     Wait,
     same_wait,
-    settle,
     streaming_task,
     waits,
     woken,
@@ -31,7 +31,7 @@ from agui_fsm.explore.tasks import (
 class Harness(Protocol):
     """What saving and restoring use of :class:`~agui_fsm.explore.harness.Harness`."""
 
-    loop: asyncio.AbstractEventLoop
+    loop: HarnessLoop
     runtime: Any
     tasks: dict[asyncio.Task, Letter | None]
 
@@ -40,7 +40,7 @@ class Harness(Protocol):
 
     def perform(self, letter: Letter) -> asyncio.Task | BaseException | None: ...
 
-    async def quiesce(self) -> None: ...
+    def quiesce(self) -> None: ...
 
 
 @dataclass
@@ -95,7 +95,8 @@ def restore(harness: Harness, saved: SavedState) -> bool:
     if stop:
         for task in stop:
             task.cancel()
-        loop.run_until_complete(settle(stop))
+        if not loop.run_ready(_LIMIT):
+            return False
         staying = {t: w.chain for t, w in saved.waits.items() if t not in moved}
         now = waits(loop)
         if {t: w.chain for t, w in now.items()} != staying or woken(now):
@@ -131,7 +132,7 @@ def _start_again(
                 return False
             started[old] = task
     try:
-        loop.run_until_complete(harness.quiesce())
+        harness.quiesce()
     except HarnessError:
         return False
     now = waits(loop, started.values())
@@ -159,3 +160,4 @@ def _start_again(
 
 
 _GONE = Wait(())
+_LIMIT = 100_000  # callbacks run to let cancelled tasks finish

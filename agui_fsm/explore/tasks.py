@@ -199,34 +199,28 @@ def _plain_values(values: dict[str, Any], live: frozenset[str]) -> list[list[Any
 _PLAIN = (str, int, float, bool, type(None))
 
 
-async def settle(tasks: list[asyncio.Task]) -> None:
-    """Let cancelled tasks finish."""
-    await asyncio.gather(*tasks, return_exceptions=True)
-
-
 def woken(found: dict[asyncio.Task, Wait]) -> bool:
     """Whether a task's awaited future is done (the task will move on at its next turn)."""
     return any(wait.awaited is not None and wait.awaited.done() for wait in found.values())
 
 
-def event_loop() -> asyncio.AbstractEventLoop:
-    """An event loop for the harness: it has no I/O, so a turn of the loop that must not
-    wait asks the operating system nothing (most of a step's turns); it lists its pending
-    tasks from those made on it (:func:`pending_tasks`)."""
-    return _HarnessLoop()
+def event_loop() -> HarnessLoop:
+    """An event loop for the harness (:class:`HarnessLoop`)."""
+    return HarnessLoop()
 
 
 def pending_tasks(loop: asyncio.AbstractEventLoop) -> set[asyncio.Task]:
     """The tasks of ``loop`` not done yet."""
-    if isinstance(loop, _HarnessLoop):
+    if isinstance(loop, HarnessLoop):
         return loop.pending_tasks()
     return asyncio.all_tasks(loop)
 
 
-class _HarnessLoop(asyncio.SelectorEventLoop):
-    """A loop that keeps the tasks made on it until they are done:
-    ``asyncio.all_tasks`` goes through every task of the process not yet collected, and
-    the saved states keep many done ones alive."""
+class HarnessLoop(asyncio.SelectorEventLoop):
+    """The harness's loop: it runs what is ready without polling (:meth:`run_ready`, what
+    a step waits with), and keeps the tasks made on it until they are done
+    (``asyncio.all_tasks`` goes through every task of the process not yet collected, and
+    the saved states keep many done ones alive)."""
 
     def __init__(self) -> None:
         super().__init__(_NoWaitSelector())
@@ -237,6 +231,25 @@ class _HarnessLoop(asyncio.SelectorEventLoop):
         task = asyncio.Task(coro, loop=loop, **options)
         self._made.add(task)
         return task
+
+    def run_ready(self, limit: int) -> bool:
+        """Run what is ready, and what that makes ready, until nothing is (True) or
+        ``limit`` callbacks have run (False): the turns of ``run_forever`` without its
+        clock and its polling, neither of which the harness has."""
+        if self._scheduled:
+            raise HarnessError("a callback was scheduled for later: the harness has no clock")
+        ready = self._ready
+        asyncio._set_running_loop(self)
+        try:
+            for _ in range(limit):
+                if not ready:
+                    return True
+                handle = ready.popleft()
+                if not handle.cancelled():
+                    handle._run()
+        finally:
+            asyncio._set_running_loop(None)
+        return not ready
 
     def pending_tasks(self) -> set[asyncio.Task]:
         self._made = {task for task in self._made if not task.done()}
