@@ -225,6 +225,8 @@ class HarnessLoop(asyncio.SelectorEventLoop):
     def __init__(self) -> None:
         super().__init__(_NoWaitSelector())
         self._made: set[asyncio.Task] = set()
+        self._budget = 0
+        self._idle = False
         self.set_task_factory(self._make)
 
     def _make(self, loop: asyncio.AbstractEventLoop, coro: Any, **options: Any) -> asyncio.Task:
@@ -233,23 +235,27 @@ class HarnessLoop(asyncio.SelectorEventLoop):
         return task
 
     def run_ready(self, limit: int) -> bool:
-        """Run what is ready, and what that makes ready, until nothing is (True) or
-        ``limit`` callbacks have run (False): the turns of ``run_forever`` without its
-        clock and its polling, neither of which the harness has."""
+        """Run what is ready, and what that makes ready, until nothing is (True) or about
+        ``limit`` callbacks have run (False). The harness has no clock: a callback
+        scheduled for later is an error."""
         if self._scheduled:
             raise HarnessError("a callback was scheduled for later: the harness has no clock")
-        ready = self._ready
-        asyncio._set_running_loop(self)
-        try:
-            for _ in range(limit):
-                if not ready:
-                    return True
-                handle = ready.popleft()
-                if not handle.cancelled():
-                    handle._run()
-        finally:
-            asyncio._set_running_loop(None)
-        return not ready
+        self._budget = limit
+        self._idle = False
+        self.call_soon(self._stop_when_idle)
+        self.run_forever()
+        return self._idle
+
+    def _stop_when_idle(self) -> None:
+        # Queued behind everything ready when it was queued: finding nothing ready now
+        # means nothing is left to run.
+        waiting = len(self._ready)
+        self._budget -= waiting + 1
+        if not waiting or self._budget < 0:
+            self._idle = not waiting
+            self.stop()
+        else:
+            self.call_soon(self._stop_when_idle)
 
     def pending_tasks(self) -> set[asyncio.Task]:
         self._made = {task for task in self._made if not task.done()}
