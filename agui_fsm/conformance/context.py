@@ -16,6 +16,7 @@ keeps it (one bucket per entity kind, first writer wins, retained for the run).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from agui_fsm.conformance.findings import Violation
 from agui_fsm.conformance.rules import LEVELS, RULES, Level, Severity
@@ -110,6 +111,10 @@ def severities(overrides: Mapping[str, str] | None = None) -> dict[str, Severity
     return levels
 
 
+# Shared by every Ctx without overrides, read-only.
+_CATALOGUE_LEVELS: Mapping[str, Severity | None] = MappingProxyType(severities())
+
+
 class Ctx:
     """The event being checked and the violations it has produced so far."""
 
@@ -125,7 +130,7 @@ class Ctx:
         self.line: int | None = None
         self.event_type: str | None = None
         self.batch: list[Violation] = []
-        self.levels = severities(levels)
+        self.levels = severities(levels) if levels else _CATALOGUE_LEVELS
         # The event was decoded from a JSON text for this check alone: what it holds may be
         # kept (a state snapshot) without a copy, since no caller has it.
         self.owned = False

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 
 
 _TEXTS = (bytes, str, bytearray)
+_WIRE = frozenset({dict, bytes, str})
 _DELTA = structs.STATE_DELTA
 Take = Callable[[list, int], int]
 """``take(events, i)``: how many of the decoded ``events[i:]`` a fast path took."""
@@ -130,7 +131,10 @@ class Validator:
         by_struct = structs.BY_TYPE
         handlers = {by_struct[kind]: handler for kind, handler in brackets.items()}
         self._take = _runner(runs, delta_lanes.runs, handlers, state.take_in_place)
-        self._models = _model_lanes(runs, brackets)
+        self._brackets = brackets
+        # {ag_ui.core model class: lane}, built at the first event that is not a wire dict,
+        # JSON text or decoded struct (most streams have none).
+        self._models: dict[type, deltas.Lane] | None = None
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
@@ -183,10 +187,14 @@ class Validator:
             return []
         self._deltas.kept = None  # the event may change what the kept entity's checks read
         cls = type(event)
-        take = self._models.get(cls)
-        if take is not None and take(event):
-            self._events += 1
-            return []
+        if cls not in _WIRE:
+            models = self._models
+            if models is None:
+                models = self._models = _model_lanes(self._runs, self._brackets)
+            take = models.get(cls)
+            if take is not None and take(event):
+                self._events += 1
+                return []
         if cls is bytes or cls is str:
             ev = structs.decode_text(event)
             if ev is not None:

@@ -12,7 +12,6 @@ from agui_fsm.invariants import RunRecord
 
 END_OF_STREAM = object()
 RAISE_IN_STREAM = object()
-_MAX_TICKS = 500
 
 
 class ScriptedAgentError(RuntimeError):
@@ -30,8 +29,6 @@ class ScriptedStream:
         self.index = index
         self.context = context
         self.events: list[dict[str, Any]] = []  # what was pushed, for the validator
-        self.validator: Any = None  # built on the first checked event, then kept in step
-        self.validated = 0
         self.items: deque[Any] = deque()
         self.waiter: asyncio.Future | None = None
         self.open = True

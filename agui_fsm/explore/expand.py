@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agui_fsm.explore.checkpoint import StaticObjects
-from agui_fsm.explore.harness import Harness, HarnessError, SavedState
+from agui_fsm.explore.harness import Harness, HarnessError, SavedState, StreamVerdicts
 from agui_fsm.explore.letters import Letter
 from agui_fsm.explore.observe import digest
 from agui_fsm.explore.tasks import event_loop
@@ -31,10 +31,10 @@ from agui_fsm.invariants import Invariant, Observation, Problem, RunRecord, Step
 from agui_fsm.machines.plans import BoundMachine, Driver
 from agui_fsm.machines.table import CompiledMachine
 
-#: Classes whose instances nobody writes once built, left out of checkpoints: the invariants'
-#: records, and the machines (a bound machine compiling its plans on first use fills a cache
-#: of its table's, which a restore need not undo).
-VALUE_TYPES = (Observation, Step, RunRecord, CompiledMachine, BoundMachine, Driver)
+#: Classes whose instances nobody writes once built, or write only as a cache a restore need
+#: not undo, left out of checkpoints: the invariants' records, the machines (a bound machine
+#: compiles its plans on first use) and the independent validator's verdicts.
+VALUE_TYPES = (Observation, Step, RunRecord, CompiledMachine, BoundMachine, Driver, StreamVerdicts)
 
 
 @dataclass(frozen=True)
@@ -73,16 +73,25 @@ class Expander:
         return digest(self.harness.fingerprint())
 
     def expand(
-        self, paths: Sequence[tuple[int, ...]], deadline: float | None = None
+        self,
+        paths: Sequence[tuple[int, ...]],
+        deadline: float | None = None,
+        digests: Sequence[bytes] | None = None,
     ) -> Iterator[list[Edge]]:
         """For each path in order, the edges out of the state it leads to, in letter
         order; stops after a state with a problem (no later state's can come first), or
-        before a state when ``deadline`` (``time.monotonic()``) has passed."""
+        before a state when ``deadline`` (``time.monotonic()``) has passed. ``digests``,
+        when given, are the fingerprint digests of the paths' states: after an action
+        that leads back to its state's digest (one the runtime refused, say) the harness
+        goes on without a restore, in a state with the same future (what the search
+        merges states by). Not after an event: it stays in its stream's events, which a
+        later MESSAGES_SNAPSHOT brings into the fingerprint."""
         for index, path in enumerate(paths):
             if deadline is not None and time.monotonic() >= deadline:
                 return
             following = paths[index + 1] if index + 1 < len(paths) else ()
-            edges = self._edges(path, _shared(path, following))
+            here = digests[index] if digests is not None else None
+            edges = self._edges(path, _shared(path, following), here)
             yield edges
             if any(edge.problems for edge in edges):
                 return
@@ -96,9 +105,11 @@ class Expander:
     # -- walking ------------------------------------------------------------------------------
 
     def _fresh(self) -> None:
+        verdicts = None
         if self.harness is not None:
+            verdicts = self.harness.verdicts
             self.harness.close()
-        self.harness = Harness(loop=self.loop, **self.options)
+        self.harness = Harness(loop=self.loop, verdicts=verdicts, **self.options)
         if self.static is None:
             self.static = StaticObjects([self.letters], VALUE_TYPES)
         self.saved = [((), self.harness.save(self.static))]
@@ -126,7 +137,7 @@ class Expander:
                 self.saved.append((self.position, harness.save(self.static)))
         return self.saved[-1][1]
 
-    def _edges(self, path: tuple[int, ...], keep: int) -> list[Edge]:
+    def _edges(self, path: tuple[int, ...], keep: int, here: bytes | None) -> list[Edge]:
         saved = self._go(path, keep)
         harness = self.harness
         assert harness is not None
@@ -149,9 +160,12 @@ class Expander:
                 self._fresh()  # a hung runtime is no place to go on from
                 break
             problems = tuple(check_step(before, after, step, self.invariants))
-            edges.append(Edge(index, digest(harness.fingerprint()), problems))
+            reached = digest(harness.fingerprint())
+            edges.append(Edge(index, reached, problems))
             if problems:
                 break
+            if reached == here and self.letters[index].kind == "action":
+                self.position = path
         return edges
 
 

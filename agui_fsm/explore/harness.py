@@ -19,7 +19,7 @@ from agui_fsm.explore.checkpoint import StaticObjects
 from agui_fsm.explore.letters import FRONT_END_TOOL, Letter, copy_json, front_end_tool
 from agui_fsm.explore.observe import fingerprint, observe_runtime
 from agui_fsm.explore.saved import SavedState, restore, save
-from agui_fsm.explore.tasks import HarnessError, event_loop, waiting_operations
+from agui_fsm.explore.tasks import HarnessError, HarnessLoop, event_loop, waiting_operations
 from agui_fsm.invariants import (
     ALL_INVARIANTS,
     Invariant,
@@ -33,7 +33,7 @@ from agui_fsm.invariants import (
 from agui_fsm.runtime import ThreadRuntime
 from agui_fsm.runtime.pipeline import is_error
 
-_MAX_TICKS = 500
+_MAX_CALLBACKS = 100_000
 
 
 class _Ids:
@@ -61,13 +61,16 @@ class Harness:
 
     ``runtime_factory(agent, **options)`` builds the runtime (default
     :class:`ThreadRuntime`); ``history`` attaches an in-memory adapter whose ``load``
-    returns those AG-UI messages (the ``load_history`` action).
+    returns those AG-UI messages (the ``load_history`` action). ``validator`` (a factory,
+    True for the package's own, None for none) checks each stream independently of the
+    runtime; ``verdicts`` shares what one checked (a :class:`StreamVerdicts`) between
+    harnesses.
     """
 
     def __init__(
         self,
         *,
-        loop: asyncio.AbstractEventLoop | None = None,
+        loop: HarnessLoop | None = None,
         auto_cancel_pending_tool_calls: bool = True,
         show_thinking: bool = True,
         history: list[dict[str, Any]] | None = None,
@@ -77,6 +80,7 @@ class Harness:
         profile: str = "spec",
         queue_policy: str | None = None,
         lenient: bool = False,
+        verdicts: StreamVerdicts | None = None,
     ) -> None:
         # In lenient mode the runtime records violations instead of failing runs, so
         # invariant 8 (about the default mode) is not asked.
@@ -88,7 +92,8 @@ class Harness:
         self.tasks: dict[asyncio.Task, Letter | None] = {}
         self.log: list[tuple[Letter, int | None]] = []
         self.late_errors: list[BaseException] = []
-        self._validator = validator_factory() if validator is True else (validator or None)
+        factory = validator_factory() if validator is True else (validator or None)
+        self.verdicts = verdicts or (StreamVerdicts(factory) if factory is not None else None)
         self.agent = ScriptedAgent(run_started_first)
         self.streams = self.agent.streams
         self.history = MemoryHistory(history) if history is not None else None
@@ -151,7 +156,7 @@ class Harness:
     def step(self, letter: Letter) -> tuple[Observation, Step, Observation]:
         """Perform ``letter`` and wait for quiescence; ``(before, step, after)``."""
         before = self.observation
-        step = self.loop.run_until_complete(self._do(letter, check=True))
+        step = self._do(letter, check=True)
         raw = self.observe(None, {})
         after = replace(
             raw,
@@ -161,7 +166,7 @@ class Harness:
         self.observation = after
         return before, step, after
 
-    async def _do(self, letter: Letter, check: bool) -> Step:
+    def _do(self, letter: Letter, check: bool) -> Step:
         if not self.applicable(letter):
             raise ValueError(f"{letter.key} needs an open stream")
         stream = self.stream
@@ -174,20 +179,18 @@ class Harness:
             if check:
                 validator_errors = self._validate(stream)
             stream.push(copy_json(letter.payload))
-            await self.quiesce()
+            self.quiesce()
         elif letter.kind == "stream":
             stream.push(END_OF_STREAM if letter.name == "stream_end" else RAISE_IN_STREAM)
-            await self.quiesce()
+            self.quiesce()
         else:
             task = self.perform(letter)
-            await self.quiesce()
+            self.quiesce()
             if isinstance(task, BaseException):
                 error = task
             elif task is not None and task.done() and not task.cancelled():
                 error = task.exception()
         self._collect()
-        if stream is not None and not stream.open:
-            stream.validator = None  # a closed stream is validated no more
         active = self.runtime.active_run
         for closed in self.streams:
             if not closed.open and closed.final is None and closed.context != active:
@@ -202,31 +205,11 @@ class Harness:
         )
 
     def _validate(self, stream: ScriptedStream) -> tuple[str, ...] | None:
-        """The error-level violations an own validator reports for the stream's last event
-        (built and caught up on the stream so far the first time it is needed)."""
-        if self._validator is None or self.lenient:
+        """The error-level violations an independent validator reports at the stream's
+        last event."""
+        if self.verdicts is None or self.lenient:
             return None
-        found = self.catch_up(stream)
-        return tuple(
-            f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}" for v in found if is_error(v)
-        )
-
-    def catch_up(self, stream: ScriptedStream) -> Any:
-        """Feed the stream's own validator every event it has not seen; what it found at
-        the last one."""
-        found: Any = ()
-        if self._validator is None or self.lenient:
-            return found
-        if stream.validator is None:
-            stream.validator = self._validator()
-        while stream.validated < len(stream.events):
-            event = copy_json(stream.events[stream.validated])
-            stream.validated += 1
-            try:
-                found = stream.validator.feed(event) or ()
-            except ProtocolViolation as exc:
-                found = [exc]
-        return found
+        return self.verdicts.last(stream.events)
 
     def perform(self, letter: Letter) -> asyncio.Task | BaseException | None:
         """Start ``letter``'s operation: its task, or what ``set_state`` raised (None)."""
@@ -256,27 +239,29 @@ class Harness:
             if not task.cancelled() and task.exception() is not None:
                 self.late_errors.append(task.exception())
 
-    async def quiesce(self) -> None:
-        """Run the loop until every task waits on a parked stream or in the run queue."""
-        for _ in range(_MAX_TICKS):
-            await asyncio.sleep(0)
-            pending = sum(not t.done() for t in self.tasks)
-            executor = self.runtime.tool_executor
-            if executor is not None and executor.busy:  # a tool runs, or an update is due
-                pending += max(1, executor.pending)
-            if not pending:
+    def quiesce(self) -> None:
+        """Run the loop until nothing is ready to run; then every task must wait on a
+        parked stream or in the run queue (the loop has no clock and no I/O, so nothing
+        else could wake it)."""
+        if not self.loop.run_ready(_MAX_CALLBACKS):
+            raise HarnessError("the runtime did not become quiescent")
+        pending = sum(not t.done() for t in self.tasks)
+        executor = self.runtime.tool_executor
+        if executor is not None and executor.busy:  # a tool runs, or an update is due
+            pending += max(1, executor.pending)
+        if not pending:
+            return
+        # Quiet when every open stream is parked and each pending operation is the run
+        # waiting on one of them, or an operation queued behind that run.
+        parked = self.runtime.queued_runs
+        for stream in self.streams:
+            if stream.open:
+                if not stream.ready:
+                    break
+                parked += 1
+        else:
+            if pending <= parked:
                 return
-            # Quiet when every open stream is parked and each pending operation is the
-            # run waiting on one of them, or an operation queued behind that run.
-            parked = self.runtime.queued_runs
-            for stream in self.streams:
-                if stream.open:
-                    if not stream.ready:
-                        break
-                    parked += 1
-            else:
-                if pending <= parked:
-                    return
         raise HarnessError("the runtime did not become quiescent")
 
     # -- saving and restoring ---------------------------------------------------------------
@@ -312,6 +297,49 @@ class Harness:
 
 
 _NEXT_ITEM = ScriptedStream.__anext__.__code__
+
+
+class StreamVerdicts:
+    """What an independent validator reports at the last event of each stream: the
+    error-level violations, as ``"RULE: message"`` texts.
+
+    The verdict is a function of the stream's events alone, and each event is a letter's
+    payload (or the agent's RUN_STARTED), so it is kept by the events' identities and
+    computed once per distinct stream, by a fresh validator over its events, however many
+    states share the stream. Nothing of it belongs to a harness's state: a checkpoint
+    leaves it alone (``agui_fsm.explore.expand.VALUE_TYPES``)."""
+
+    def __init__(self, factory: Callable[[], Any], limit: int = 1_000_000) -> None:
+        self.factory = factory
+        self.limit = limit
+        self._found: dict[tuple[int, ...], tuple[str, ...]] = {}
+        self._events: dict[int, Any] = {}  # the events keyed, held so their ids stay theirs
+
+    def last(self, events: Sequence[Any]) -> tuple[str, ...]:
+        key = tuple(map(id, events))
+        found = self._found.get(key)
+        if found is None:
+            found = self._check(events, key)
+        return found
+
+    def _check(self, events: Sequence[Any], key: tuple[int, ...]) -> tuple[str, ...]:
+        if len(self._found) >= self.limit:
+            self._found.clear()
+        validator = self.factory()
+        found: tuple[str, ...] = ()
+        for n, event in enumerate(events, 1):
+            self._events.setdefault(id(event), event)
+            try:
+                violations = validator.feed(copy_json(event)) or ()
+            except ProtocolViolation as exc:
+                violations = [exc]
+            found = tuple(
+                f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}"
+                for v in violations
+                if is_error(v)
+            )
+            self._found.setdefault(key[:n], found)
+        return found
 
 
 def run_letters(

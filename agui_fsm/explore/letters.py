@@ -305,7 +305,10 @@ def front_end_tool(args: Any) -> Any:
 def copy_json(value: Any) -> Any:
     """A deep copy of plain JSON data (tuples become lists)."""
     if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
+        return {k: v if type(v) in _LEAVES else copy_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [copy_json(v) for v in value]
+        return [v if type(v) in _LEAVES else copy_json(v) for v in value]
     return value
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})

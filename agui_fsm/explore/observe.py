@@ -139,7 +139,12 @@ def fingerprint(
     data: list[Any] = [observed]
     if waiting is not None:
         visible = {m["id"] for m in obs.messages}
-        branches = [item for item in runtime.export()[1] if item.message.id not in visible]
+        stored = runtime.repo
+        branches = (
+            [item for item in runtime.export()[1] if item.message.id not in visible]
+            if sum(map(stored.has, visible)) < len(stored)  # a stored message not shown
+            else []
+        )
         data.append(
             [
                 [_untimed(m.metadata) for m in runtime.messages],

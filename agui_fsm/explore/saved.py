@@ -19,9 +19,9 @@ from agui_fsm.explore.checkpoint import Checkpoint, StaticObjects
 from agui_fsm.explore.letters import Letter
 from agui_fsm.explore.tasks import (
     HarnessError,
+    HarnessLoop,
     Wait,
     same_wait,
-    settle,
     streaming_task,
     waits,
     woken,
@@ -31,18 +31,16 @@ from agui_fsm.explore.tasks import (
 class Harness(Protocol):
     """What saving and restoring use of :class:`~agui_fsm.explore.harness.Harness`."""
 
-    loop: asyncio.AbstractEventLoop
+    loop: HarnessLoop
     runtime: Any
     tasks: dict[asyncio.Task, Letter | None]
 
     @property
     def stream(self) -> Any: ...
 
-    def catch_up(self, stream: Any) -> Any: ...
-
     def perform(self, letter: Letter) -> asyncio.Task | BaseException | None: ...
 
-    async def quiesce(self) -> None: ...
+    def quiesce(self) -> None: ...
 
 
 @dataclass
@@ -62,10 +60,8 @@ def save(harness: Harness, static: StaticObjects | None = None) -> SavedState:
     the compiled machines), left out of the checkpoint."""
     stream = harness.stream
     streaming = None
-    if stream is not None and stream.ready:
-        harness.catch_up(stream)  # the independent validator's position is part of it
-        if harness.runtime.active_run == stream.context:
-            streaming = streaming_task(harness.loop, type(stream).__anext__.__code__, stream)
+    if stream is not None and stream.ready and harness.runtime.active_run == stream.context:
+        streaming = streaming_task(harness.loop, type(stream).__anext__.__code__, stream)
     issued = dict(harness.tasks)
     checkpoint = Checkpoint(harness, static)
     return SavedState(checkpoint, waits(harness.loop, issued), streaming, issued)
@@ -99,7 +95,8 @@ def restore(harness: Harness, saved: SavedState) -> bool:
     if stop:
         for task in stop:
             task.cancel()
-        loop.run_until_complete(settle(stop))
+        if not loop.run_ready(_LIMIT):
+            return False
         staying = {t: w.chain for t, w in saved.waits.items() if t not in moved}
         now = waits(loop)
         if {t: w.chain for t, w in now.items()} != staying or woken(now):
@@ -135,7 +132,7 @@ def _start_again(
                 return False
             started[old] = task
     try:
-        loop.run_until_complete(harness.quiesce())
+        harness.quiesce()
     except HarnessError:
         return False
     now = waits(loop, started.values())
@@ -163,3 +160,4 @@ def _start_again(
 
 
 _GONE = Wait(())
+_LIMIT = 100_000  # callbacks run to let cancelled tasks finish

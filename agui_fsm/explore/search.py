@@ -132,13 +132,16 @@ def explore(
     local = Expander(letters, invariants, options)
     seen: set[bytes] = set()
     try:
-        seen.add(local.root_digest())
+        root = local.root_digest()
+        seen.add(root)
         paths: list[tuple[int, ...]] = [()]
+        digests = [root]
         with _expansions(local, result.jobs, letters, invariants, options) as expand:
             for level in range(1, depth + 1):
                 following: list[tuple[int, ...]] = []
+                reached: list[bytes] = []
                 coverage = Coverage(level, 0, len(paths), len(seen), result.transitions, 0.0)
-                for position, edges in expand(paths, deadline):
+                for position, edges in expand(paths, digests, deadline):
                     for edge in edges:
                         result.transitions += 1
                         if edge.problems:
@@ -149,6 +152,7 @@ def explore(
                         if edge.digest not in seen:
                             seen.add(edge.digest)
                             following.append((*paths[position], edge.letter))
+                            reached.append(edge.digest)
                     coverage.expanded = position + 1
                     coverage.states, coverage.transitions = len(seen), result.transitions
                     coverage.seconds = time.monotonic() - started
@@ -162,7 +166,7 @@ def explore(
                     result.stopped = "time limit"
                     return result
                 result.per_depth.append((level, result.transitions, len(seen)))
-                paths = following
+                paths, digests = following, reached
                 if not paths:
                     break
         return result
@@ -172,7 +176,9 @@ def explore(
         local.close()
 
 
-Expand = Callable[[list[tuple[int, ...]], float | None], Iterator[tuple[int, list[Edge]]]]
+Expand = Callable[
+    [list[tuple[int, ...]], list[bytes], float | None], Iterator[tuple[int, list[Edge]]]
+]
 
 
 @contextlib.contextmanager
@@ -187,9 +193,9 @@ def _expansions(
     if jobs == 1:
 
         def in_process(
-            paths: list[tuple[int, ...]], deadline: float | None
+            paths: list[tuple[int, ...]], digests: list[bytes], deadline: float | None
         ) -> Iterator[tuple[int, list[Edge]]]:
-            yield from enumerate(local.expand(paths, deadline))
+            yield from enumerate(local.expand(paths, deadline, digests))
 
         yield in_process
         return
@@ -201,13 +207,16 @@ def _expansions(
     )
 
     def in_workers(
-        paths: list[tuple[int, ...]], deadline: float | None
+        paths: list[tuple[int, ...]], digests: list[bytes], deadline: float | None
     ) -> Iterator[tuple[int, list[Edge]]]:
         # Many more chunks than workers, so that a worker that finished early takes the
         # next; merged in order, so the result is the one a single process gives.
         size = max(1, min(500, len(paths) // (jobs * 16) or 1))
         starts = range(0, len(paths), size)
-        futures = [pool.submit(_expand_chunk, paths[i : i + size], deadline) for i in starts]
+        futures = [
+            pool.submit(_expand_chunk, paths[i : i + size], digests[i : i + size], deadline)
+            for i in starts
+        ]
         try:
             for start, future in zip(starts, futures, strict=True):
                 chunk = future.result()
@@ -243,9 +252,11 @@ def _start_worker(
     _worker = Expander(letters, invariants, options)
 
 
-def _expand_chunk(paths: list[tuple[int, ...]], deadline: float | None) -> list[list[Edge]]:
+def _expand_chunk(
+    paths: list[tuple[int, ...]], digests: list[bytes], deadline: float | None
+) -> list[list[Edge]]:
     assert _worker is not None
-    return list(_worker.expand(paths, deadline))
+    return list(_worker.expand(paths, deadline, digests))
 
 
 def _counterexample(

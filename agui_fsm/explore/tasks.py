@@ -199,44 +199,63 @@ def _plain_values(values: dict[str, Any], live: frozenset[str]) -> list[list[Any
 _PLAIN = (str, int, float, bool, type(None))
 
 
-async def settle(tasks: list[asyncio.Task]) -> None:
-    """Let cancelled tasks finish."""
-    await asyncio.gather(*tasks, return_exceptions=True)
-
-
 def woken(found: dict[asyncio.Task, Wait]) -> bool:
     """Whether a task's awaited future is done (the task will move on at its next turn)."""
     return any(wait.awaited is not None and wait.awaited.done() for wait in found.values())
 
 
-def event_loop() -> asyncio.AbstractEventLoop:
-    """An event loop for the harness: it has no I/O, so a turn of the loop that must not
-    wait asks the operating system nothing (most of a step's turns); it lists its pending
-    tasks from those made on it (:func:`pending_tasks`)."""
-    return _HarnessLoop()
+def event_loop() -> HarnessLoop:
+    """An event loop for the harness (:class:`HarnessLoop`)."""
+    return HarnessLoop()
 
 
 def pending_tasks(loop: asyncio.AbstractEventLoop) -> set[asyncio.Task]:
     """The tasks of ``loop`` not done yet."""
-    if isinstance(loop, _HarnessLoop):
+    if isinstance(loop, HarnessLoop):
         return loop.pending_tasks()
     return asyncio.all_tasks(loop)
 
 
-class _HarnessLoop(asyncio.SelectorEventLoop):
-    """A loop that keeps the tasks made on it until they are done:
-    ``asyncio.all_tasks`` goes through every task of the process not yet collected, and
-    the saved states keep many done ones alive."""
+class HarnessLoop(asyncio.SelectorEventLoop):
+    """The harness's loop: it runs what is ready without polling (:meth:`run_ready`, what
+    a step waits with), and keeps the tasks made on it until they are done
+    (``asyncio.all_tasks`` goes through every task of the process not yet collected, and
+    the saved states keep many done ones alive)."""
 
     def __init__(self) -> None:
         super().__init__(_NoWaitSelector())
         self._made: set[asyncio.Task] = set()
+        self._budget = 0
+        self._idle = False
         self.set_task_factory(self._make)
 
     def _make(self, loop: asyncio.AbstractEventLoop, coro: Any, **options: Any) -> asyncio.Task:
         task = asyncio.Task(coro, loop=loop, **options)
         self._made.add(task)
         return task
+
+    def run_ready(self, limit: int) -> bool:
+        """Run what is ready, and what that makes ready, until nothing is (True) or about
+        ``limit`` callbacks have run (False). The harness has no clock: a callback
+        scheduled for later is an error."""
+        if self._scheduled:
+            raise HarnessError("a callback was scheduled for later: the harness has no clock")
+        self._budget = limit
+        self._idle = False
+        self.call_soon(self._stop_when_idle)
+        self.run_forever()
+        return self._idle
+
+    def _stop_when_idle(self) -> None:
+        # Queued behind everything ready when it was queued: finding nothing ready now
+        # means nothing is left to run.
+        waiting = len(self._ready)
+        self._budget -= waiting + 1
+        if not waiting or self._budget < 0:
+            self._idle = not waiting
+            self.stop()
+        else:
+            self.call_soon(self._stop_when_idle)
 
     def pending_tasks(self) -> set[asyncio.Task]:
         self._made = {task for task in self._made if not task.done()}
