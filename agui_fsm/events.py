@@ -93,12 +93,12 @@ def flat_delta(raw: Any) -> BaseEvent | None:
     kind = raw.get("type")
     if type(kind) is not str:
         return None
-    try:
-        cls, id_key, id_field, enum = _DELTA_SHAPES[kind]
-        id_value = raw[id_key]
-        delta = raw["delta"]
-    except KeyError:
+    shape = _DELTA_SHAPES.get(kind)
+    if shape is None:  # a 3-key event of another type (a TOOL_CALL_START...): no exception
         return None
+    cls, id_key, id_field, enum = shape
+    id_value = raw.get(id_key)
+    delta = raw.get("delta")
     if type(id_value) is not str or type(delta) is not str:
         return None
     obj = _new(cls)
