@@ -13,9 +13,8 @@ built as its model directly (:func:`flat_delta`; a test holds it equal to pydant
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
-import msgspec
 from ag_ui.core import (
     BaseEvent,
     Event,
@@ -121,16 +120,17 @@ def flat_delta(raw: Any) -> BaseEvent | None:
     return obj
 
 
-class LightDelta(msgspec.Struct, eq=False, gc=False):
+class LightDelta:
     """A flat streaming delta without its pydantic instance, as the runtime's delta lane
     (:mod:`agui_fsm.runtime.deltas`) hands it to the aggregator: every attribute of its
     ``ag_ui.core`` model reads the same (the optional ones None), and :meth:`model`,
-    ``model_dump`` and ``==`` go through that model, which it equals. (A struct, for its
-    constructor in C: the lane makes one per delta; it holds two strings, so no cycle.)"""
+    ``model_dump`` and ``==`` go through that model, which it equals."""
 
-    MODEL: ClassVar[type[BaseModel]]
-    ID_FIELD: ClassVar[str]
-    ID_KEY: ClassVar[str]
+    __slots__ = ("delta",)
+
+    MODEL: type[BaseModel]
+    ID_FIELD: str
+    ID_KEY: str
     timestamp = raw_event = metadata = subagent_run_id = None
 
     def model(self) -> BaseEvent:
@@ -164,21 +164,23 @@ class LightDelta(msgspec.Struct, eq=False, gc=False):
 
 
 class LightTextDelta(LightDelta):
-    """``LightTextDelta(message_id, delta)``: a TEXT_MESSAGE_CONTENT."""
-
-    message_id: str
-    delta: str
+    __slots__ = ("message_id",)
     MODEL, ID_FIELD, ID_KEY = TextMessageContentEvent, "message_id", "messageId"
     type = EventType.TEXT_MESSAGE_CONTENT
 
+    def __init__(self, message_id: str, delta: str) -> None:
+        self.message_id = message_id
+        self.delta = delta
+
 
 class LightArgsDelta(LightDelta):
-    """``LightArgsDelta(tool_call_id, delta)``: a TOOL_CALL_ARGS."""
-
-    tool_call_id: str
-    delta: str
+    __slots__ = ("tool_call_id",)
     MODEL, ID_FIELD, ID_KEY = ToolCallArgsEvent, "tool_call_id", "toolCallId"
     type = EventType.TOOL_CALL_ARGS
+
+    def __init__(self, tool_call_id: str, delta: str) -> None:
+        self.tool_call_id = tool_call_id
+        self.delta = delta
 
 
 def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:

@@ -277,7 +277,7 @@ class RunAggregator:
         else:
             custom = self.custom_metadata()
         snapshot = self.snapshot = RunSnapshot(
-            self, store, store.version, self.status, self.error, interrupts, custom, trigger, at_ms
+            self, store, self.status, self.error, interrupts, custom, trigger, at_ms
         )
         return snapshot
 

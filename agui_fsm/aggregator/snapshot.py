@@ -4,36 +4,54 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from agui_fsm.aggregator.content import StreamTiming, build_content
 from agui_fsm.aggregator.outcome import status_object
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, PartStore
 from agui_fsm.machines.table import Lifecycle
 
 
-class RunSnapshot(msgspec.Struct, eq=False):
+class RunSnapshot:
     """The assistant message as of one event: ``content``, ``status``, ``metadata``.
 
     A view on the parts: ``content`` is built on first read and cached until the
     parts change; a snapshot read after a later event shows that later state (use
     :meth:`freeze` to keep one). ``trigger`` is the event type (or client action)
-    that produced it. ``version`` is the parts' version it was taken at.
+    that produced it.
     """
 
-    # A struct, for its constructor in C: the runtime makes one per event (every delta).
-    # The aggregator: its outcome (the runtime's status guards), timing, show_thinking.
-    _agg: Any
-    _store: PartStore
-    version: int
-    status_name: str | None
-    error: str | None
-    interrupts: list[dict[str, Any]] | None
-    custom: dict[str, Any] | None
-    trigger: str
-    _meta_time: float | None
+    __slots__ = (
+        "_agg",
+        "_meta_time",
+        "_store",
+        "custom",
+        "error",
+        "interrupts",
+        "status_name",
+        "trigger",
+        "version",
+    )
 
-    __repr__ = object.__repr__  # not the struct's field listing
+    def __init__(
+        self,
+        source: Any,
+        store: PartStore,
+        status: str | None,
+        error: str | None,
+        interrupts: list[dict[str, Any]] | None,
+        custom: dict[str, Any] | None,
+        trigger: str,
+        at_ms: float | None,
+    ) -> None:
+        # The aggregator: its outcome (the runtime's status guards), timing, show_thinking.
+        self._agg = source
+        self._store = store
+        self.version = store.version
+        self.status_name = status
+        self.error = error
+        self.interrupts = interrupts
+        self.custom = custom
+        self.trigger = trigger
+        self._meta_time = at_ms
 
     @property
     def live(self) -> bool:
