@@ -225,9 +225,11 @@ class RunStream:
         self._feed_general(raw)
 
     def _feed_general(self, raw: Any) -> None:
-        if type(raw) is dict and raw.get("type") in self.plain_types:
-            self._feed_plain(raw)
-            return
+        if type(raw) is dict:
+            kind = raw.get("type")
+            if type(kind) is str and kind in self.plain_types:
+                self._feed_plain(raw)
+                return
         run = self.run
         run.index += 1
         index = run.index

@@ -51,6 +51,10 @@ POOL = [
     {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "tm", "content": "ok"},
     {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "think"},
     {"type": "STEP_STARTED", "stepName": "s"},
+    # Broken events the plain lane and the general way refuse alike.
+    {"type": "TOOL_CALL_END", "toolCallId": 5},
+    {"type": ["TOOL_CALL_END"], "toolCallId": "c"},
+    {"type": "NOT_AN_EVENT_TYPE", "toolCallId": "c"},
 ]
 
 
@@ -72,12 +76,19 @@ class Agent:
         return stream()
 
 
+class _NoTypes:
+    """Holds no event type, whatever is asked (not even hashed)."""
+
+    def __contains__(self, kind: object) -> bool:
+        return False
+
+
 def general_way_only(patch: pytest.MonkeyPatch) -> None:
     """No delta lane, no plain lane (every other event through ``RunStream._feed_general``
     and the chunk expander), no delta plan (every event through ``RunAggregator.handle``) and
     none of the validator's fast paths (every event through its general path)."""
     patch.setattr(DeltaLane, "take", lambda self, raw: False)
-    patch.setattr(run_stream, "_PLAIN_TYPES", frozenset())
+    patch.setattr(run_stream, "_PLAIN_TYPES", _NoTypes())
     patch.setattr(ChunkExpander, "passes", lambda self, kind: False)
     patch.setattr(RunAggregator, "continue_delta", lambda self, event: False)
     patch.setattr(validator, "_model_lanes", lambda *args: {})
