@@ -26,7 +26,7 @@ from ag_ui.core import (
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agui_fsm.errors import ProtocolViolation
-from agui_fsm.jsonwire import depth_problem
+from agui_fsm.jsonwire import SCALARS, depth_problem
 
 _EVENT = TypeAdapter(Event)
 _VALIDATE = _EVENT.validator.validate_python  # TypeAdapter.validate_python, minus its wrapper
@@ -200,7 +200,8 @@ def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
             rule="SCHEMA-002",
             event_type=None,
         )
-    too_deep = depth_problem(raw)
+    # A dict of scalars nests nothing: the depth walk would find nothing (one C call instead).
+    too_deep = None if SCALARS.issuperset(map(type, raw.values())) else depth_problem(raw)
     if too_deep is not None:
         raise EventSchemaError(too_deep.message, rule=too_deep.rule, event_type=kind)
     if kind not in KNOWN_TYPES:
