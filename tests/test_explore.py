@@ -251,3 +251,100 @@ def test_the_progress_line_says_how_far_the_search_is() -> None:
     line.clear()
     assert out.getvalue().endswith("\r\033[K") and not line.shown
     assert for_terminal_search(io.StringIO()) is None
+
+
+def _levels(expander, depth: int, with_digests: bool) -> tuple[list[list], int]:
+    """Every level's edges up to ``depth``, the search's way (new digests go on), and how
+    many actions led back to their state."""
+    root = expander.root_digest()
+    seen, paths, digests, levels, back = {root}, [()], [root], [], 0
+    for _ in range(depth):
+        edges = list(expander.expand(paths, None, digests if with_digests else None))
+        levels.append(edges)
+        following, reached = [], []
+        for path, here, out in zip(paths, digests, edges, strict=True):
+            for edge in out:
+                back += edge.digest == here and expander.letters[edge.letter].kind == "action"
+                if edge.digest not in seen:
+                    seen.add(edge.digest)
+                    following.append((*path, edge.letter))
+                    reached.append(edge.digest)
+        paths, digests = following, reached
+    return levels, back
+
+
+def test_no_restore_after_a_refused_action_changes_no_edge() -> None:
+    from agui_fsm.explore.expand import Expander
+    from agui_fsm.explore.harness import validator_factory
+    from agui_fsm.invariants import ALL_INVARIANTS
+
+    options = {"validator": validator_factory()}
+    plain, led_back = Expander(alphabet(), ALL_INVARIANTS, options), None
+    try:
+        led_back = Expander(alphabet(), ALL_INVARIANTS, options)
+        shortcut, back = _levels(led_back, 4, True)
+        assert back > 100 and shortcut == _levels(plain, 4, False)[0]
+    finally:
+        plain.close()
+        if led_back is not None:
+            led_back.close()
+
+
+def test_stream_verdicts_are_a_fresh_validators_and_kept() -> None:
+    from agui_fsm.conformance import Validator
+    from agui_fsm.explore import RUN_STARTED
+    from agui_fsm.explore.harness import StreamVerdicts
+
+    calls = []
+
+    def factory() -> Validator:
+        calls.append(1)
+        return Validator()
+
+    verdicts = StreamVerdicts(factory)
+    events = [RUN_STARTED.payload, *(x.payload for x in letters("TOOL_CALL_RESULT(tc1)"))]
+    events.append(LETTERS["RUN_FINISHED"].payload)
+    fresh = Validator()
+    expected = []
+    for event in events:
+        expected.append(
+            tuple(
+                f"{v.rule}: {v.message}" for v in fresh.feed(dict(event)) if v.severity == "error"
+            )
+        )
+    assert verdicts.last(events) == expected[-1] and len(calls) == 1
+    # The stream's prefixes were checked on the way: kept, not checked again.
+    assert [verdicts.last(events[: n + 1]) for n in range(len(events))] == expected
+    assert any(expected) and len(calls) == 1
+
+
+def test_the_harness_loop_runs_until_idle_and_stops_a_runaway() -> None:
+    import asyncio
+
+    from agui_fsm.explore.tasks import HarnessError, event_loop
+
+    loop = event_loop()
+    try:
+        steps = []
+
+        async def three_turns() -> None:
+            for n in range(3):
+                steps.append(n)
+                await asyncio.sleep(0)
+
+        task = loop.create_task(three_turns())
+        assert loop.run_ready(1_000) and task.done() and steps == [0, 1, 2]
+
+        async def forever() -> None:
+            while True:
+                await asyncio.sleep(0)
+
+        runaway = loop.create_task(forever())
+        assert not loop.run_ready(1_000) and not runaway.done()
+        runaway.cancel()
+        assert loop.run_ready(1_000) and runaway.cancelled()
+        loop.call_later(5, steps.clear)
+        with pytest.raises(HarnessError, match="no clock"):
+            loop.run_ready(1_000)
+    finally:
+        loop.close()

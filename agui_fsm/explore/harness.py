@@ -309,7 +309,7 @@ class StreamVerdicts:
     states share the stream. Nothing of it belongs to a harness's state: a checkpoint
     leaves it alone (``agui_fsm.explore.expand.VALUE_TYPES``)."""
 
-    def __init__(self, factory: Callable[[], Any], limit: int = 1_000_000) -> None:
+    def __init__(self, factory: Callable[[], Any], limit: int = 500_000) -> None:
         self.factory = factory
         self.limit = limit
         self._found: dict[tuple[int, ...], tuple[str, ...]] = {}
