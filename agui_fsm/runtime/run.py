@@ -44,6 +44,12 @@ _STATE_SNAPSHOT, _STATE_DELTA, _MESSAGES_SNAPSHOT = (
     E.MESSAGES_SNAPSHOT,
 )
 _TOOL_CALL_RESULT, _ACTIVITY_SNAPSHOT = E.TOOL_CALL_RESULT, E.ACTIVITY_SNAPSHOT
+_ROUTED = frozenset(
+    {_STATE_SNAPSHOT, _STATE_DELTA, _MESSAGES_SNAPSHOT, _TOOL_CALL_RESULT, _ACTIVITY_SNAPSHOT}
+)
+"""What ``RunContext.dispatch`` routes itself; it hands every other event to the aggregator."""
+_SUBSCRIBED = frozenset({_RUN_STARTED, _RUN_FINISHED, _RUN_ERROR, _TEXT}) | _IGNORED
+"""What ``RunContext.on_event`` decides about before dispatching."""
 
 
 class AgentState:
@@ -262,6 +268,12 @@ class RunContext:
                 if not aggregator.continue_delta(event):
                     aggregator.handle(event)
             return
+        if kind not in _SUBSCRIBED and kind not in _ROUTED:
+            # Tool-call starts and ends, message starts and ends...: what the checks below
+            # and dispatch do with them.
+            if life.state != "errored":
+                self.aggregator.handle(event)
+            return
         if kind == _RUN_STARTED:
             life.try_take("RUN_STARTED", self, event)
             return
@@ -307,6 +319,9 @@ class RunContext:
     def dispatch(self, event: Any) -> None:
         rt = self.rt
         kind = event.type
+        if kind not in _ROUTED:
+            self.aggregator.handle(event)
+            return
         if kind == _STATE_SNAPSHOT:
             rt.agent_state.value = event.snapshot
             rt.notify()
