@@ -26,7 +26,7 @@ from ag_ui.core import (
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from agui_fsm.errors import ProtocolViolation
-from agui_fsm.jsonwire import depth_problem
+from agui_fsm.jsonwire import SCALARS, depth_problem
 
 _EVENT = TypeAdapter(Event)
 _VALIDATE = _EVENT.validator.validate_python  # TypeAdapter.validate_python, minus its wrapper
@@ -92,12 +92,12 @@ def flat_delta(raw: Any) -> BaseEvent | None:
     kind = raw.get("type")
     if type(kind) is not str:
         return None
-    try:
-        cls, id_key, id_field, enum = _DELTA_SHAPES[kind]
-        id_value = raw[id_key]
-        delta = raw["delta"]
-    except KeyError:
+    shape = _DELTA_SHAPES.get(kind)
+    if shape is None:  # a 3-key event of another type (a TOOL_CALL_START...): no exception
         return None
+    cls, id_key, id_field, enum = shape
+    id_value = raw.get(id_key)
+    delta = raw.get("delta")
     if type(id_value) is not str or type(delta) is not str:
         return None
     obj = _new(cls)
@@ -200,7 +200,8 @@ def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
             rule="SCHEMA-002",
             event_type=None,
         )
-    too_deep = depth_problem(raw)
+    # A dict of scalars nests nothing: the depth walk would find nothing (one C call instead).
+    too_deep = None if SCALARS.issuperset(map(type, raw.values())) else depth_problem(raw)
     if too_deep is not None:
         raise EventSchemaError(too_deep.message, rule=too_deep.rule, event_type=kind)
     if kind not in KNOWN_TYPES:

@@ -37,6 +37,7 @@ from agui_fsm.spec import CLIENT_BY_PROFILE
 
 E = EventType
 _NAMES = {kind: kind.value for kind in EventType}  # an enum's .value is a Python-level read
+_TEXT_CONTENT, _TOOL_ARGS = E.TEXT_MESSAGE_CONTENT, E.TOOL_CALL_ARGS  # as is a member's lookup
 
 Emit = Callable[[RunSnapshot], None]
 
@@ -181,9 +182,9 @@ class RunAggregator:
         kind = event.type
         if not event.delta:
             return False
-        if kind is E.TEXT_MESSAGE_CONTENT:
+        if kind is _TEXT_CONTENT:
             plan = self.delta_plan(TEXT, event.message_id)
-        elif kind is E.TOOL_CALL_ARGS:
+        elif kind is _TOOL_ARGS:
             plan = self.delta_plan(ARGS, event.tool_call_id)
         else:
             return False

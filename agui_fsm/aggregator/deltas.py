@@ -26,7 +26,7 @@ class DeltaPlan:
     """A delta's step on the part it continues: the part's owner, the part, the state it is
     in, and the step the table gives the delta there whatever the guards."""
 
-    __slots__ = ("agg", "enters", "key", "owner", "part", "state", "step", "trigger")
+    __slots__ = ("agg", "effects", "enters", "key", "owner", "part", "state", "step", "trigger")
 
     def __init__(self, agg: Any, trigger: str, key: str, owner: Any, part: Any, step: Step):
         self.agg = agg
@@ -36,6 +36,7 @@ class DeltaPlan:
         self.part = part
         self.state = part.life.state
         self.step = step
+        self.effects = step.effects
         # The state the step enters when it leaves the part's (the next delta's plan is read
         # again there), else None.
         self.enters = step.dest if step.dest != self.state else None
@@ -49,7 +50,7 @@ class DeltaPlan:
         if self.enters is not None:  # a step out of the part's state (a self-loop's stays)
             part.life.state = self.enters
         owner, store = self.owner, agg.store
-        for effect in self.step.effects:
+        for effect in self.effects:
             effect(owner, store, part, event)
         agg.current_event = event
         if trigger is TEXT:

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agui_fsm.errors import InvalidTransition
-from agui_fsm.jsonwire import check_text_depth
+from agui_fsm.jsonwire import MAX_DEPTH, check_text_depth
 from agui_fsm.machines.plans import Step
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import CLIENT_BY_PROFILE
@@ -64,14 +64,29 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # json.loads builds one a call
+_SCAN = _DECODER.scan_once
+_JSON_SPACE = " \t\n\r"
 
 
 def parse_json(text: str) -> Any:
     """``JSON.parse``: raises on anything JavaScript rejects (NaN and Infinity included),
     and (a ValueError) on text nested deeper than :data:`agui_fsm.jsonwire.MAX_DEPTH`."""
-    check_text_depth(text.encode("utf-8", "surrogatepass"))
+    # UTF-8 writes no other character with a bracket's byte: the text's own count is the
+    # bytes' (check_text_depth's first test), so only a text that may nest deep is encoded.
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        check_text_depth(text.encode("utf-8", "surrogatepass"))
     if text.startswith("\ufeff"):  # as json.loads refuses it
         raise ValueError("Unexpected UTF-8 BOM")
+    if text and text[0] not in _JSON_SPACE:
+        # JSONDecoder.decode's scan, without its whitespace matching around it; anything
+        # else (an error to word, text around the value) goes through decode itself.
+        try:
+            value, end = _SCAN(text, 0)
+        except StopIteration:
+            pass
+        else:
+            if end == len(text):
+                return value
     return _DECODER.decode(text)
 
 

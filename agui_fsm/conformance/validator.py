@@ -445,7 +445,7 @@ def _model_lane(
         return (
             fields.get("type") == kind
             and leaves.issuperset(map(type, fields.values()))
-            and deltas.plausible(e.timestamp)
+            and ((ts := fields.get("timestamp")) is None or deltas.plausible(ts))
             and quiet()
             and handler(e, refuse)
         )

@@ -10,7 +10,10 @@ while nothing else happens), has the conformance validator take the delta by its
 when that is not enough, feeds it the dict: anything found, the general way goes on from
 there), then takes the plan (:meth:`~agui_fsm.aggregator.deltas.DeltaPlan.take`: what
 ``continue_delta`` does before it emits). The event the effects see is a
-:class:`~agui_fsm.events.LightDelta` (its model's attributes, no pydantic instance).
+:class:`~agui_fsm.events.LightDelta` (its model's attributes, no pydantic instance), one per
+lane and kind, rewritten for each delta: a delta's effects (``append_text``, ``append_args``,
+``open_text_part``) read its fields while they run and keep none of them, and the aggregator's
+``current_event`` is only ever asked for the type of the latest event.
 
 The snapshot goes where ``RunContext.apply_update`` would send it; when the run's assistant
 message is running and shows this run's stream (``Message.show_streaming``: no edge,
@@ -33,7 +36,17 @@ def _takes_none(kind: str, entity_id: str, delta: str) -> bool:
 
 
 class DeltaLane:
-    __slots__ = ("agg", "expander", "messages", "notify", "run", "take_delta", "validate")
+    __slots__ = (
+        "agg",
+        "args_event",
+        "expander",
+        "messages",
+        "notify",
+        "run",
+        "take_delta",
+        "text_event",
+        "validate",
+    )
 
     def __init__(
         self,
@@ -49,6 +62,9 @@ class DeltaLane:
         self.take_delta = take_delta or _takes_none  # its take_delta
         self.messages = run.rt.repo.messages_by_id()
         self.notify = run.rt.assistants.notify
+        # The event each delta is handed to the aggregator as, rewritten for the next one.
+        self.text_event = LightTextDelta("", "")
+        self.args_event = LightArgsDelta("", "")
 
     def take(self, raw: dict[str, Any]) -> list[Any] | bool:
         """Take ``raw`` (a dict of three keys) the short way: True once applied; False when
@@ -59,9 +75,9 @@ class DeltaLane:
         if type(delta) is not str or not delta or self.expander.mode is not None:
             return False
         if kind == _TEXT:
-            key, light = raw.get("messageId"), LightTextDelta
+            key = raw.get("messageId")
         elif kind == _ARGS:
-            key, light = raw.get("toolCallId"), LightArgsDelta
+            key = raw.get("toolCallId")
         else:
             return False
         run = self.run
@@ -77,7 +93,14 @@ class DeltaLane:
             found = validate(raw)
             if found:
                 return list(found)
-        snapshot = plan.take(light(key, delta))
+        if kind == _TEXT:
+            event = self.text_event
+            event.message_id = key
+        else:
+            event = self.args_event
+            event.tool_call_id = key
+        event.delta = delta
+        snapshot = plan.take(event)
         # RunContext.apply_update(snapshot), its commonest case first (update_if_present's)
         target = run.assistant_id
         message = self.messages.get(target) if target is not None else None

@@ -88,6 +88,11 @@ class ChunkExpander:
             return [construct(ReasoningMessageEndEvent, message_id=self.reasoning_id)]
         return []
 
+    def passes(self, kind: EventType) -> bool:
+        """Whether :meth:`feed` returns an event of type ``kind`` alone, changing nothing (no
+        chunked message open, or a type that never closes one)."""
+        return (self.mode is None and kind in _CLOSE_THEN_PASS) or kind in _PASS
+
     def feed(self, event: BaseEvent, index: int | None = None) -> list[BaseEvent] | tuple:
         kind = event.type
         if self.mode is None and kind in _CLOSE_THEN_PASS:

@@ -35,6 +35,21 @@ if TYPE_CHECKING:
 E = EventType
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
 _TEXT, _ARGS, _REASONING = E.TEXT_MESSAGE_CONTENT, E.TOOL_CALL_ARGS, E.REASONING_MESSAGE_CONTENT
+# The members as module constants: reading one off the enum class (E.RUN_STARTED) costs a
+# Python-level lookup per event in Python 3.11.
+_RUN_STARTED, _RUN_FINISHED, _RUN_ERROR = E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR
+_STATE_SNAPSHOT, _STATE_DELTA, _MESSAGES_SNAPSHOT = (
+    E.STATE_SNAPSHOT,
+    E.STATE_DELTA,
+    E.MESSAGES_SNAPSHOT,
+)
+_TOOL_CALL_RESULT, _ACTIVITY_SNAPSHOT = E.TOOL_CALL_RESULT, E.ACTIVITY_SNAPSHOT
+_ROUTED = frozenset(
+    {_STATE_SNAPSHOT, _STATE_DELTA, _MESSAGES_SNAPSHOT, _TOOL_CALL_RESULT, _ACTIVITY_SNAPSHOT}
+)
+"""What ``RunContext.dispatch`` routes itself; it hands every other event to the aggregator."""
+_SUBSCRIBED = frozenset({_RUN_STARTED, _RUN_FINISHED, _RUN_ERROR, _TEXT}) | _IGNORED
+"""What ``RunContext.on_event`` decides about before dispatching."""
 
 
 class AgentState:
@@ -235,7 +250,7 @@ class RunContext:
         """Before a RUN_FINISHED is validated: when the run machine's edge for it rejects its
         outcome (the reference profile's pre-1.0 schema and ``pendingToolCallIds``), take it
         (``reject_outcome`` raises :class:`~agui_fsm.events.EventSchemaError`)."""
-        if event.type != E.RUN_FINISHED:
+        if event.type != _RUN_FINISHED:
             return
         life = self.life
         step = life.machine.plan(life.state, "RUN_FINISHED", self, event)
@@ -253,15 +268,21 @@ class RunContext:
                 if not aggregator.continue_delta(event):
                     aggregator.handle(event)
             return
-        if kind == E.RUN_STARTED:
+        if kind not in _SUBSCRIBED and kind not in _ROUTED:
+            # Tool-call starts and ends, message starts and ends...: what the checks below
+            # and dispatch do with them.
+            if life.state != "errored":
+                self.aggregator.handle(event)
+            return
+        if kind == _RUN_STARTED:
             life.try_take("RUN_STARTED", self, event)
             return
         if life.state == "errored":
             return
-        if kind == E.RUN_FINISHED:
+        if kind == _RUN_FINISHED:
             life.try_take("RUN_FINISHED", self, event)
             return
-        if kind == E.RUN_ERROR:
+        if kind == _RUN_ERROR:
             self.finished_dispatched = True
             life.take("RUN_ERROR", self, event)
             self.dispatch(event)
@@ -269,7 +290,7 @@ class RunContext:
             return
         if kind in _IGNORED:
             return
-        if kind == E.TEXT_MESSAGE_CONTENT and not event.delta:
+        if kind == _TEXT and not event.delta:
             return
         self.dispatch(event)
 
@@ -279,14 +300,14 @@ class RunContext:
         RUN_FINISHED is not forwarded again (its interrupts are the agent's); a RUN_ERROR's
         message becomes the run's error (the message keeps the fault's)."""
         kind = event.type
-        if kind == E.RUN_FINISHED:
+        if kind == _RUN_FINISHED:
             # Not forwarded again, but the client's apply stage still sets the agent's
             # pending interrupts from it (none for a success).
             self.rt.hold_agent_interrupts(_held_interrupts(event))
             return
-        if kind == E.RUN_STARTED or kind in _IGNORED:
+        if kind == _RUN_STARTED or kind in _IGNORED:
             return
-        if kind == E.RUN_ERROR:
+        if kind == _RUN_ERROR:
             self.rt.run_failed(self, AgentRunError(event.message, getattr(event, "code", None)))
             return
         if kind is _TEXT or kind is _ARGS or kind is _REASONING:
@@ -298,11 +319,14 @@ class RunContext:
     def dispatch(self, event: Any) -> None:
         rt = self.rt
         kind = event.type
-        if kind == E.STATE_SNAPSHOT:
+        if kind not in _ROUTED:
+            self.aggregator.handle(event)
+            return
+        if kind == _STATE_SNAPSHOT:
             rt.agent_state.value = event.snapshot
             rt.notify()
             return
-        if kind == E.STATE_DELTA:
+        if kind == _STATE_DELTA:
             if not event.delta:
                 return
             try:
@@ -313,17 +337,17 @@ class RunContext:
                 return
             rt.notify()
             return
-        if kind == E.MESSAGES_SNAPSHOT:
+        if kind == _MESSAGES_SNAPSHOT:
             rt.import_messages_snapshot(event.messages, self.assistant_id)
             self.life.try_take("MESSAGES_SNAPSHOT", self, event)
             return
-        if kind == E.TOOL_CALL_RESULT:
+        if kind == _TOOL_CALL_RESULT:
             if not self.aggregator.has_tool_call(event.tool_call_id):
                 owner = rt.owner_of_tool_call(event.tool_call_id)
                 if owner is not None:
                     rt.cross_run_tool_result(owner, event)
                     return
-        elif kind == E.ACTIVITY_SNAPSHOT:
+        elif kind == _ACTIVITY_SNAPSHOT:
             content = event.content if isinstance(event.content, dict) else {}
             tool_call_id = content.get("toolCallId")
             if (

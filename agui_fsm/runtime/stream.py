@@ -5,7 +5,9 @@ violation the client enforces fails the run; ``lenient`` records it instead), ex
 from chunks, and handed to the run (:meth:`~agui_fsm.runtime.run.RunContext.on_event`,
 the subscriber's routing). :class:`RunStream` is one run's pass over its stream. A flat
 delta continuing its part (most of a stream) takes the delta lane
-(:mod:`agui_fsm.runtime.deltas`) instead, to the same effect.
+(:mod:`agui_fsm.runtime.deltas`) instead, to the same effect; a wire dict of any other AG-UI
+type but RUN_FINISHED (tool-call brackets, message starts and ends...) takes the plain lane
+(:meth:`RunStream._feed_plain`): the general way without the steps that do nothing for it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
-from agui_fsm.events import EventSchemaError, flat_delta, parse_event
+from agui_fsm.events import KNOWN_TYPES, EventSchemaError, flat_delta, parse_event
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.run import CLIENT_CHECKS
 from agui_fsm.runtime.deltas import DeltaLane
@@ -37,6 +39,15 @@ from agui_fsm.runtime.run import RunContext
 from agui_fsm.runtime.settings import RuntimeSettings
 
 _RUN = "run"
+_PLAIN_TYPES = KNOWN_TYPES - {
+    "TEXT_MESSAGE_CONTENT",
+    "TOOL_CALL_ARGS",
+    "REASONING_MESSAGE_CONTENT",
+    "RUN_FINISHED",
+}
+"""Event types whose wire dicts need none of the general way's special cases: not a streaming
+delta (parsed as it is, fed to the validator as a wire dict), not RUN_FINISHED (the run may
+check its outcome before validation), and no THINKING_* type (not an AG-UI 1.0 type)."""
 
 
 class StreamFault:
@@ -101,6 +112,8 @@ class RunStream:
         """The message list the reference client's pipeline keeps (with its checks)."""
         # The delta lane feeds the validator a wire dict: the default one's input, or none.
         # The reference client's checks see every event, so that profile goes without it.
+        self.plain_types = _PLAIN_TYPES if self.client_0_0_58 is None else frozenset()
+        """The wire types :meth:`_feed_plain` takes (none where the client checks events)."""
         validator = self.validator
         self.lane = (
             DeltaLane(run, self.expander, validator.wire_feed, validator.wire_delta)
@@ -212,6 +225,11 @@ class RunStream:
         self._feed_general(raw)
 
     def _feed_general(self, raw: Any) -> None:
+        if type(raw) is dict:
+            kind = raw.get("type")
+            if type(kind) is str and kind in self.plain_types:
+                self._feed_plain(raw)
+                return
         run = self.run
         run.index += 1
         index = run.index
@@ -240,11 +258,7 @@ class RunStream:
             if event is None:
                 event = parse_event(raw)
         except EventSchemaError as exc:
-            exc.index = index
-            # @ag-ui/client 1.0 drops an event of an unknown type (with a warning) and fails
-            # the run on a malformed one; 0.0.58's HttpAgent fails the run on both.
-            refused = exc.rule != "SCHEMA-003" or self.client_0_0_58 is not None
-            self._judge([exc], (), refused)
+            self._schema_fault(exc, index)
             return
         if self.client_0_0_58 is not None and event.type.value not in EVENT_TYPES_0_0_58:
             unknown = EventSchemaError(
@@ -267,8 +281,43 @@ class RunStream:
             event, self.validator.check(event, raw if flat is not None else None), index
         )
 
+    def _feed_plain(self, raw: dict[str, Any]) -> None:
+        """A wire dict of one of :attr:`plain_types`: the steps of :meth:`_feed_general` that
+        do something for it (it is no streaming delta, no THINKING_* event, no RUN_FINISHED
+        whose outcome the run checks first, and the profile runs no client checks)."""
+        run = self.run
+        run.index += 1
+        index = run.index
+        try:
+            event = parse_event(raw)
+        except EventSchemaError as exc:
+            self._schema_fault(exc, index)
+            return
+        violations = self.validator.check(event)
+        if violations or self._task is not None or not self.expander.passes(event.type):
+            self._validated(event, violations, index)
+        else:
+            run.on_event(event)  # what _validated does with it here
+
+    def _schema_fault(self, exc: EventSchemaError, index: int) -> None:
+        """A wire event pydantic refused."""
+        exc.index = index
+        # @ag-ui/client 1.0 drops an event of an unknown type (with a warning) and fails
+        # the run on a malformed one; 0.0.58's HttpAgent fails the run on both.
+        refused = exc.rule != "SCHEMA-003" or self.client_0_0_58 is not None
+        self._judge([exc], (), refused)
+
     def _validated(self, event: Any, violations: Sequence[Any], index: int) -> None:
         """The rest of the pipeline, after the validator found ``violations``."""
+        if (
+            not violations
+            and self.client_0_0_58 is None
+            and self._task is None
+            and self.expander.passes(event.type)
+        ):
+            # Most events: what the expander, _apply_checked and _apply do with it here.
+            self.run.on_event(event)
+            return
         if self.client_0_0_58 is None and violations:
             refused = any(self._fails_run(v) for v in violations)
             self._judge(*_findings(violations, index), refused)

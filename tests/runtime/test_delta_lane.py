@@ -18,7 +18,9 @@ from agui_fsm.aggregator import RunAggregator
 from agui_fsm.conformance import validator
 from agui_fsm.events import LightArgsDelta, LightTextDelta, flat_delta
 from agui_fsm.runtime import ThreadRuntime
+from agui_fsm.runtime import stream as run_stream
 from agui_fsm.runtime.deltas import DeltaLane
+from agui_fsm.runtime.pipeline import ChunkExpander
 from agui_fsm.trace import tracing
 
 TEXT = {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a"}
@@ -49,6 +51,10 @@ POOL = [
     {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "tm", "content": "ok"},
     {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "think"},
     {"type": "STEP_STARTED", "stepName": "s"},
+    # Broken events the plain lane and the general way refuse alike.
+    {"type": "TOOL_CALL_END", "toolCallId": 5},
+    {"type": ["TOOL_CALL_END"], "toolCallId": "c"},
+    {"type": "NOT_AN_EVENT_TYPE", "toolCallId": "c"},
 ]
 
 
@@ -70,10 +76,20 @@ class Agent:
         return stream()
 
 
+class _NoTypes:
+    """Holds no event type, whatever is asked (not even hashed)."""
+
+    def __contains__(self, kind: object) -> bool:
+        return False
+
+
 def general_way_only(patch: pytest.MonkeyPatch) -> None:
-    """No delta lane, no delta plan (every event through ``RunAggregator.handle``) and none
-    of the validator's fast paths (every event through its general path)."""
+    """No delta lane, no plain lane (every other event through ``RunStream._feed_general``
+    and the chunk expander), no delta plan (every event through ``RunAggregator.handle``) and
+    none of the validator's fast paths (every event through its general path)."""
     patch.setattr(DeltaLane, "take", lambda self, raw: False)
+    patch.setattr(run_stream, "_PLAIN_TYPES", _NoTypes())
+    patch.setattr(ChunkExpander, "passes", lambda self, kind: False)
     patch.setattr(RunAggregator, "continue_delta", lambda self, event: False)
     patch.setattr(validator, "_model_lanes", lambda *args: {})
     patch.setattr(validator, "_runner", lambda *args: lambda evs, i: 0)
@@ -324,6 +340,17 @@ def test_a_light_delta_reads_as_its_model(light: Any, wire: dict) -> None:
     assert light != flat_delta({**wire, "delta": "other"})
 
 
+ONE_TOOL_CALL = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"},
+    ARGS,
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "1}"},
+    {"type": "TOOL_CALL_END", "toolCallId": "c"},
+    {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "tm", "content": "ok"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+]
+
+
 def test_the_validator_takes_tool_call_brackets_by_their_handlers(monkeypatch) -> None:
     """Not a vacuous comparison: through the runtime, the default validator takes a tool
     call's START, END and RESULT models by their handlers (its model lanes)."""
@@ -343,16 +370,32 @@ def test_the_validator_takes_tool_call_brackets_by_their_handlers(monkeypatch) -
         return {cls: counted(lane) for cls, lane in original(*args).items()}
 
     monkeypatch.setattr(validator, "_model_lanes", counting)
-    stream = [
-        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
-        {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"},
-        ARGS,
-        {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "1}"},
-        {"type": "TOOL_CALL_END", "toolCallId": "c"},
-        {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "tm", "content": "ok"},
-        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
-    ]
-    rt = ThreadRuntime(Agent(stream, False))
+    rt = ThreadRuntime(Agent(ONE_TOOL_CALL, False))
     asyncio.run(rt.append("go"))
     assert taken == ["TOOL_CALL_START", "TOOL_CALL_END", "TOOL_CALL_RESULT", "RUN_FINISHED"]
+    assert rt.messages[-1].content[0]["result"] == "ok"
+
+
+def test_tool_call_brackets_take_the_plain_lane(monkeypatch) -> None:
+    """Not a vacuous comparison: a tool call's START, END and RESULT wire dicts take the
+    plain lane straight to the run, without the general way's remaining steps."""
+    plain: list[str] = []
+    general: list[str] = []
+    take_plain, rest = run_stream.RunStream._feed_plain, run_stream.RunStream._validated
+
+    def counting_plain(self: Any, raw: dict) -> None:
+        plain.append(raw["type"])
+        take_plain(self, raw)
+
+    def counting_rest(self: Any, event: Any, *args: Any) -> None:
+        general.append(event.type.value)
+        rest(self, event, *args)
+
+    monkeypatch.setattr(run_stream.RunStream, "_feed_plain", counting_plain)
+    monkeypatch.setattr(run_stream.RunStream, "_validated", counting_rest)
+    rt = ThreadRuntime(Agent(ONE_TOOL_CALL, False))
+    asyncio.run(rt.append("go"))
+    brackets = ["TOOL_CALL_START", "TOOL_CALL_END", "TOOL_CALL_RESULT"]
+    assert plain == ["RUN_STARTED", *brackets]
+    assert general == ["RUN_FINISHED"]
     assert rt.messages[-1].content[0]["result"] == "ok"

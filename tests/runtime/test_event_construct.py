@@ -1,12 +1,20 @@
-"""The runtime's shortcuts around pydantic build the very models pydantic builds."""
+"""The runtime's shortcuts around pydantic build the very models pydantic builds, and the
+aggregator's JSON.parse reads what JSONDecoder.decode reads."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 from ag_ui import core
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
+from agui_fsm.aggregator.parts import parse_json
 from agui_fsm.events import EventSchemaError, construct, parse_event
+from agui_fsm.jsonwire import check_text_depth
 
 _STRICT = TypeAdapter(core.Event)
 
@@ -86,3 +94,45 @@ def test_a_broken_delta_is_still_refused(wire: dict) -> None:
 def test_a_type_that_is_not_a_string_is_refused_not_crashed(kind: object) -> None:
     with pytest.raises(EventSchemaError):
         parse_event({"type": kind, "messageId": "m", "delta": "x"})
+
+
+def _decode_as_before(text: str) -> Any:
+    """JSON.parse as the aggregator read it before its scan was taken directly: the depth
+    check on the encoded text, the BOM refused, then JSONDecoder.decode."""
+    check_text_depth(text.encode("utf-8", "surrogatepass"))
+    if text.startswith("\ufeff"):
+        raise ValueError("Unexpected UTF-8 BOM")
+    return json.JSONDecoder(parse_constant=lambda name: _refuse(name)).decode(text)
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _outcome(parse: Any, text: str) -> Any:
+    try:
+        return ("value", parse(text))
+    except ValueError as exc:  # JSONDecodeError and JsonProblem are ValueErrors
+        return ("error", type(exc).__name__, str(exc))
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=8,
+)
+_JSON_TEXTS = st.one_of(
+    st.tuples(
+        _JSON_VALUES,
+        st.sampled_from(["", " ", "\n", "\ufeff"]),
+        st.sampled_from(["", " ", "\t\n", "x", "]", ",1"]),
+    ).map(lambda t: t[1] + json.dumps(t[0], ensure_ascii=False) + t[2]),
+    st.text(alphabet='{}[]":,1an NIft\\u\ud800', max_size=12),
+    st.integers(95, 105).map(lambda n: "[" * n + "]" * n),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_JSON_TEXTS)
+def test_the_aggregators_json_parse_reads_as_before(text: str) -> None:
+    assert _outcome(parse_json, text) == _outcome(_decode_as_before, text)
