@@ -6,8 +6,8 @@ from chunks, and handed to the run (:meth:`~agui_fsm.runtime.run.RunContext.on_e
 the subscriber's routing). :class:`RunStream` is one run's pass over its stream. A flat
 delta continuing its part (most of a stream) takes the delta lane
 (:mod:`agui_fsm.runtime.deltas`) instead, to the same effect; a wire dict of any other AG-UI
-type but RUN_FINISHED (tool-call brackets, message starts and ends...) takes the plain lane
-(:meth:`RunStream._feed_plain`): the general way without the steps that do nothing for it.
+type but RUN_FINISHED (tool-call brackets, message starts and ends...) takes the ordinary lane
+(:meth:`RunStream._feed_ordinary`): the general way without the steps that do nothing for it.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from agui_fsm.runtime.run import RunContext
 from agui_fsm.runtime.settings import RuntimeSettings
 
 _RUN = "run"
-_PLAIN_TYPES = KNOWN_TYPES - {
+_ORDINARY_TYPES = KNOWN_TYPES - {
     "TEXT_MESSAGE_CONTENT",
     "TOOL_CALL_ARGS",
     "REASONING_MESSAGE_CONTENT",
@@ -112,8 +112,8 @@ class RunStream:
         """The message list the reference client's pipeline keeps (with its checks)."""
         # The delta lane feeds the validator a wire dict: the default one's input, or none.
         # The reference client's checks see every event, so that profile goes without it.
-        self.plain_types = _PLAIN_TYPES if self.client_0_0_58 is None else frozenset()
-        """The wire types :meth:`_feed_plain` takes (none where the client checks events)."""
+        self.ordinary_types = _ORDINARY_TYPES if self.client_0_0_58 is None else frozenset()
+        """The wire types :meth:`_feed_ordinary` takes (none where the client checks events)."""
         validator = self.validator
         self.lane = (
             DeltaLane(run, self.expander, validator.wire_feed, validator.wire_delta)
@@ -227,8 +227,8 @@ class RunStream:
     def _feed_general(self, raw: Any) -> None:
         if type(raw) is dict:
             kind = raw.get("type")
-            if type(kind) is str and kind in self.plain_types:
-                self._feed_plain(raw)
+            if type(kind) is str and kind in self.ordinary_types:
+                self._feed_ordinary(raw)
                 return
         run = self.run
         run.index += 1
@@ -281,8 +281,8 @@ class RunStream:
             event, self.validator.check(event, raw if flat is not None else None), index
         )
 
-    def _feed_plain(self, raw: dict[str, Any]) -> None:
-        """A wire dict of one of :attr:`plain_types`: the steps of :meth:`_feed_general` that
+    def _feed_ordinary(self, raw: dict[str, Any]) -> None:
+        """A wire dict of one of :attr:`ordinary_types`: the steps of :meth:`_feed_general` that
         do something for it (it is no streaming delta, no THINKING_* event, no RUN_FINISHED
         whose outcome the run checks first, and the profile runs no client checks)."""
         run = self.run

@@ -51,7 +51,7 @@ POOL = [
     {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "tm", "content": "ok"},
     {"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "think"},
     {"type": "STEP_STARTED", "stepName": "s"},
-    # Broken events the plain lane and the general way refuse alike.
+    # Broken events the ordinary lane and the general way refuse alike.
     {"type": "TOOL_CALL_END", "toolCallId": 5},
     {"type": ["TOOL_CALL_END"], "toolCallId": "c"},
     {"type": "NOT_AN_EVENT_TYPE", "toolCallId": "c"},
@@ -84,11 +84,11 @@ class _NoTypes:
 
 
 def general_way_only(patch: pytest.MonkeyPatch) -> None:
-    """No delta lane, no plain lane (every other event through ``RunStream._feed_general``
+    """No delta lane, no ordinary lane (every other event through ``RunStream._feed_general``
     and the chunk expander), no delta plan (every event through ``RunAggregator.handle``) and
     none of the validator's fast paths (every event through its general path)."""
     patch.setattr(DeltaLane, "take", lambda self, raw: False)
-    patch.setattr(run_stream, "_PLAIN_TYPES", _NoTypes())
+    patch.setattr(run_stream, "_ORDINARY_TYPES", _NoTypes())
     patch.setattr(ChunkExpander, "passes", lambda self, kind: False)
     patch.setattr(RunAggregator, "continue_delta", lambda self, event: False)
     patch.setattr(validator, "_model_lanes", lambda *args: {})
@@ -376,26 +376,26 @@ def test_the_validator_takes_tool_call_brackets_by_their_handlers(monkeypatch) -
     assert rt.messages[-1].content[0]["result"] == "ok"
 
 
-def test_tool_call_brackets_take_the_plain_lane(monkeypatch) -> None:
+def test_tool_call_brackets_take_the_ordinary_lane(monkeypatch) -> None:
     """Not a vacuous comparison: a tool call's START, END and RESULT wire dicts take the
-    plain lane straight to the run, without the general way's remaining steps."""
-    plain: list[str] = []
+    ordinary lane straight to the run, without the general way's remaining steps."""
+    ordinary: list[str] = []
     general: list[str] = []
-    take_plain, rest = run_stream.RunStream._feed_plain, run_stream.RunStream._validated
+    take_ordinary, rest = run_stream.RunStream._feed_ordinary, run_stream.RunStream._validated
 
-    def counting_plain(self: Any, raw: dict) -> None:
-        plain.append(raw["type"])
-        take_plain(self, raw)
+    def counting_ordinary(self: Any, raw: dict) -> None:
+        ordinary.append(raw["type"])
+        take_ordinary(self, raw)
 
     def counting_rest(self: Any, event: Any, *args: Any) -> None:
         general.append(event.type.value)
         rest(self, event, *args)
 
-    monkeypatch.setattr(run_stream.RunStream, "_feed_plain", counting_plain)
+    monkeypatch.setattr(run_stream.RunStream, "_feed_ordinary", counting_ordinary)
     monkeypatch.setattr(run_stream.RunStream, "_validated", counting_rest)
     rt = ThreadRuntime(Agent(ONE_TOOL_CALL, False))
     asyncio.run(rt.append("go"))
     brackets = ["TOOL_CALL_START", "TOOL_CALL_END", "TOOL_CALL_RESULT"]
-    assert plain == ["RUN_STARTED", *brackets]
+    assert ordinary == ["RUN_STARTED", *brackets]
     assert general == ["RUN_FINISHED"]
     assert rt.messages[-1].content[0]["result"] == "ok"
