@@ -33,8 +33,6 @@ from agui_fsm.invariants import (
 from agui_fsm.runtime import ThreadRuntime
 from agui_fsm.runtime.pipeline import is_error
 
-_MAX_CALLBACKS = 100_000
-
 
 class _Ids:
     """The runtime's id factory: ``gen-1``, ``gen-2``, ... (a plain counter, so that a
@@ -243,7 +241,7 @@ class Harness:
         """Run the loop until nothing is ready to run; then every task must wait on a
         parked stream or in the run queue (the loop has no clock and no I/O, so nothing
         else could wake it)."""
-        if not self.loop.run_ready(_MAX_CALLBACKS):
+        if not self.loop.run_ready():
             raise HarnessError("the runtime did not become quiescent")
         pending = sum(not t.done() for t in self.tasks)
         executor = self.runtime.tool_executor

@@ -95,7 +95,7 @@ def restore(harness: Harness, saved: SavedState) -> bool:
     if stop:
         for task in stop:
             task.cancel()
-        if not loop.run_ready(_LIMIT):
+        if not loop.run_ready():
             return False
         staying = {t: w.chain for t, w in saved.waits.items() if t not in moved}
         now = waits(loop)
@@ -160,4 +160,3 @@ def _start_again(
 
 
 _GONE = Wait(())
-_LIMIT = 100_000  # callbacks run to let cancelled tasks finish

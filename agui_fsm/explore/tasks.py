@@ -234,10 +234,10 @@ class HarnessLoop(asyncio.SelectorEventLoop):
         self._made.add(task)
         return task
 
-    def run_ready(self, limit: int) -> bool:
+    def run_ready(self, limit: int = 100_000) -> bool:
         """Run what is ready, and what that makes ready, until nothing is (True) or about
-        ``limit`` callbacks have run (False). The harness has no clock: a callback
-        scheduled for later is an error."""
+        ``limit`` callbacks have run (False: a runtime that never comes to rest). The
+        harness has no clock: a callback scheduled for later is an error."""
         if self._scheduled:
             raise HarnessError("a callback was scheduled for later: the harness has no clock")
         self._budget = limit
