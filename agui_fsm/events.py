@@ -122,7 +122,7 @@ def flat_delta(raw: Any) -> BaseEvent | None:
 
 class LightDelta:
     """A flat streaming delta without its pydantic instance, as the runtime's delta lane
-    (:mod:`agui_fsm.runtime.deltas`) hands it to the aggregator: every attribute of its
+    (:mod:`agui_fsm.thread.deltas`) hands it to the aggregator: every attribute of its
     ``ag_ui.core`` model reads the same (the optional ones None), and :meth:`model`,
     ``model_dump`` and ``==`` go through that model, which it equals."""
 

@@ -19,7 +19,7 @@ from agui_fsm.explore import (
 )
 from agui_fsm.invariants import ALL_INVARIANTS, InvariantViolation
 from agui_fsm.runtime import Message
-from agui_fsm.runtime.interrupts import Interrupts
+from agui_fsm.thread.interrupts import Interrupts
 from agui_fsm.runtime.runs import Runs
 
 # The spec profile (the default) holds every invariant, so a failure here is the mutation's.

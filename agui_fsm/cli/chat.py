@@ -23,7 +23,7 @@ from agui_fsm.http import HttpAgent
 from agui_fsm.replay.normalize import IdNormalizer, input_strings, normalize_output
 from agui_fsm.replay.runner import message_output
 from agui_fsm.runtime import ThreadRuntime
-from agui_fsm.runtime.messages import OPTIMISTIC_PREFIX
+from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
 
 

@@ -45,7 +45,7 @@ from agui_fsm.explore import (
 )
 from agui_fsm.invariants import ALL_INVARIANTS
 from agui_fsm.machines.table import PROFILES
-from agui_fsm.runtime.settings import QUEUE_POLICIES
+from agui_fsm.thread.settings import QUEUE_POLICIES
 
 
 @click.command()

@@ -20,7 +20,7 @@ from agui_fsm.replay import Scenario, ScenarioError
 from agui_fsm.replay.normalize import IdNormalizer
 from agui_fsm.replay.runner import Replay
 from agui_fsm.replay.scenario import read_scenario
-from agui_fsm.runtime.messages import OPTIMISTIC_PREFIX
+from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
 
 

@@ -86,7 +86,12 @@ VALIDATOR.guard("run", "has_interrupt")(lambda reading: reading.interrupted)
 # forwarded; it admits only a run's first RUN_FINISHED (a second is RUN-004); the reference
 # profile's rejection of pendingToolCallIds is not AG-UI 1.0.
 VALIDATOR.constant(
-    "run", False, "refuses_while_running", "finish_dispatched", "outcome_names_pending_tool_calls"
+    "run",
+    False,
+    "refuses_while_running",
+    "is_due_resume",
+    "finish_dispatched",
+    "outcome_names_pending_tool_calls",
 )
 VALIDATOR.constant("run", True, "first_finish")
 # Its findings are its verdict: it fails no run (stream_fault is the client's edge).

@@ -31,7 +31,7 @@ from agui_fsm.invariants import (
     next_model_state,
 )
 from agui_fsm.runtime import ThreadRuntime
-from agui_fsm.runtime.pipeline import is_error
+from agui_fsm.thread.pipeline import is_error
 
 
 class _Ids:

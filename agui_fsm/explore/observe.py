@@ -14,7 +14,7 @@ import msgspec
 from agui_fsm.explore.agent import ScriptedStream
 from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
-from agui_fsm.runtime.messages import is_optimistic_id
+from agui_fsm.thread.messages import is_optimistic_id
 
 _REPEATED_TEXT = re.compile(rb'("text":)"x+"')
 _GENERATED_ID = re.compile(rb"gen-\d+")

@@ -62,11 +62,11 @@ LINKS: tuple[Link, ...] = (
         note="a tool_call interrupt outcome gates the calls it names",
     ),
     Link(
-        "run", "message_status", "RUN_ERROR", on_trigger="RUN_ERROR", effect="mark_error",
+        "run", "message_status", "RUN_ERROR", on_trigger="RUN_ERROR", effect="record_run_error",
         note="the message ends incomplete/error",
     ),
     Link(
-        "run", "message_status", "agent_error", on_trigger="agent_error", effect="mark_error",
+        "run", "message_status", "agent_error", on_trigger="agent_error", effect="fail_message",
         note="the stream raised or broke the protocol",
     ),
     Link(

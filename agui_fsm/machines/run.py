@@ -22,7 +22,7 @@ BUSY = ("running", "draining", "errored")
 #: Whose checks decide that a stream's event fails the run (the ``stream_fault`` edges'
 #: guards): the spec profile's, @ag-ui/client 1.0's (the validator's findings it enforces);
 #: the reference profile's, 0.0.58's (its event types and verifyEvents:
-#: :mod:`agui_fsm.runtime.reference_checks`).
+#: :mod:`agui_fsm.thread.reference_checks`).
 CLIENT_CHECKS = {"spec": "1.0", "reference": "0.0.58"}
 
 RUN = MachineTable(
@@ -43,9 +43,9 @@ RUN = MachineTable(
     },
     transitions=(
         edge("start_run", ("idle", *SETTLED), "running", do="open_run"),
-        edge("RUN_STARTED", "running", "running", when="by_client", do="ignore_event"),
-        edge("RUN_STARTED", "running", "running", unless="run_announced", do="ignore_event"),
-        edge("RUN_STARTED", "draining", "running", do="ignore_event"),
+        edge("RUN_STARTED", "running", "running", when="by_client"),
+        edge("RUN_STARTED", "running", "running", unless="run_announced"),
+        edge("RUN_STARTED", "draining", "running"),
         edge(
             "RUN_FINISHED",
             ("running", "draining"),
@@ -59,18 +59,18 @@ RUN = MachineTable(
             "RUN_FINISHED",
             "running",
             "draining",
-            do=("ignore_event", "hold_agent_interrupts"),
+            do="hold_agent_interrupts",
             profile="reference",
         ),
-        edge("RUN_FINISHED", "running", "draining", do="ignore_event", profile="spec"),
+        edge("RUN_FINISHED", "running", "draining", profile="spec"),
         edge(
             "RUN_FINISHED",
             "draining",
             "draining",
-            do=("ignore_event", "hold_agent_interrupts"),
+            do="hold_agent_interrupts",
             profile="reference",
         ),
-        edge("RUN_FINISHED", "draining", "draining", do="ignore_event", profile="spec"),
+        edge("RUN_FINISHED", "draining", "draining", profile="spec"),
         *(
             edge("MESSAGES_SNAPSHOT", state, state, do="store_snapshot_messages", profile="spec")
             for state in ("running", "draining")
@@ -106,17 +106,25 @@ RUN = MachineTable(
                 edge("event_unlisted", state, state, do="apply_event", profile="spec"),
             )
         ),
-        edge("RUN_ERROR", ("running", "draining"), "errored", do="mark_error"),
-        edge("agent_error", ("running", "draining", "errored"), "errored", do="mark_error"),
+        edge("RUN_ERROR", ("running", "draining"), "errored", do="record_run_error"),
+        edge("agent_error", ("running", "draining", "errored"), "errored", do="fail_message"),
         edge("cancel", ("running", "draining"), "cancelled", do="mark_cancelled"),
+        edge("cancel", "errored", "errored", do="mark_cancelled"),
         *(
             e
             for state in BUSY
             for e in (
                 edge("request_run", state, state, when="refuses_while_running", do="refuse_run"),
+                edge("request_run", state, state, when="is_due_resume", do="defer_resume"),
                 edge("request_run", state, state, do="queue_run", profile="spec"),
                 edge("request_run", state, state, do="start_overlapping_run", profile="reference"),
             )
+        ),
+        # A message the settling aggregator completes makes its resume due while the run
+        # closes: close_run starts it.
+        *(
+            edge("request_run", state, state, when="is_due_resume", do="defer_resume")
+            for state in SETTLED
         ),
         edge("stream_end", "draining", "interrupted", when="has_interrupt", do="close_run"),
         edge("stream_end", "draining", "finished", do="close_run"),
@@ -130,6 +138,7 @@ RUN = MachineTable(
         edge("stream_end", "running", "finished", when="finish_dispatched", do="close_run"),
         edge("stream_end", "running", "finished", do=("synthesize_run_finished", "close_run")),
         edge("stream_end", "errored", "errored", do="close_run"),
+        edge("stream_end", "cancelled", "cancelled", do="close_run"),
     ),
     guards={
         "by_client": "taken by the client runtime, which ignores every RUN_STARTED; the "
@@ -140,37 +149,46 @@ RUN = MachineTable(
         "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
         "outcome_names_pending_tool_calls": "the success outcome carries AG-UI 1.0's "
         "pendingToolCallIds",
-        "refuses_while_running": "the runtime's queue_policy is 'refuse'",
+        "refuses_while_running": "the request is refused while a run streams: the runtime's "
+        "queue_policy is 'refuse', or it is an interrupt's answer or steer_away",
+        "is_due_resume": "the request is the resume tool results made due (a message whose "
+        "calls all have results): it never overlaps a run",
         "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second "
         "RUN_STARTED reopened the stream's run, not the client's",
         "rejected_by_client_1_0": "@ag-ui/client 1.0 fails the run on this event: a finding "
         "of a rule whose verify_events verdict is 'same' (with validation='all', any error)",
         "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on "
         "this event: its event schemas do not list the type, or its verifyEvents refuses it "
-        "(agui_fsm.runtime.reference_checks; with validation='all', any error too). It "
+        "(agui_fsm.thread.reference_checks; with validation='all', any error too). It "
         "checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after "
         "RUN_ERROR",
     },
     effects={
-        "open_run": "insert the optimistic assistant placeholder, reset the aggregator "
-        "(a synthetic RUN_STARTED) and call the agent",
-        "ignore_event": "the client forwards neither the stream's RUN_STARTED nor a later "
-        "RUN_FINISHED to the aggregator (a second run in one stream goes on in the same "
-        "message)",
+        "open_run": "reset the aggregator (a synthetic RUN_STARTED), whose first snapshot "
+        "inserts the optimistic assistant placeholder; the agent is called with the "
+        "RunAgentInput (StartRun). The stream's own RUN_STARTED is never forwarded, nor a "
+        "RUN_FINISHED after the first (a second run in one stream goes on in the same "
+        "message): those edges do nothing",
         "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); "
         "then the agent holds its interrupts for the next run to answer (a run the subscriber "
         "starts sees the ones held before)",
         "hold_agent_interrupts": "@ag-ui/client holds the interrupts of the stream's last "
         "RUN_FINISHED, even one the client never forwarded: the next run is refused for "
         "interrupts the thread does not show",
-        "mark_error": "mark the assistant message incomplete with the error; the run's "
-        "caller is raised the error once the run has settled",
-        "mark_cancelled": "mark the assistant message incomplete/cancelled and stop reading "
-        "the stream",
+        "record_run_error": "hand RUN_ERROR to the aggregator (the message ends incomplete "
+        "with its message); the run fails with it: its operation raises it once the run "
+        "has settled",
+        "fail_message": "the agent raised or the stream broke the protocol: the message "
+        "ends incomplete with the error's text; the run's operation raises the error once "
+        "the run has settled",
+        "mark_cancelled": "mark the assistant message incomplete/cancelled; the driver "
+        "stops reading the stream (AbortRun)",
         "synthesize_run_finished": "the stream closed without RUN_FINISHED: hand the "
         "aggregator one, as @ag-ui/client's finalize does",
-        "close_run": "clear the running flag; then start a deferred resume, if one is due, "
-        "then the runs queued behind this one",
+        "close_run": "the stream is over (normally, failed or aborted): the aggregator "
+        "settles and the running flag is cleared; then the operation streaming the run "
+        "raises its error, or streams the resume it deferred (unless the run was aborted or "
+        "an interrupt holds it), or ends; then the operations queued behind it wake",
         "fail_run": "the run fails on the event: the error is the validator's finding for it "
         "(or, where the validator has none, the client check's), the message ends "
         "incomplete/error (agent_error)",
@@ -185,7 +203,7 @@ RUN = MachineTable(
         "to the message once more. In the spec profile every event is applied as it "
         "arrives, so the thread is the same however the stream is read",
         "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a "
-        "console warning: the subscriber never sees it",
+        "console warning (logged): the subscriber never sees it",
         "apply_event": "the event goes to the thread like any other: the spec profile keeps "
         "no second message list (the validator has already judged the stream)",
         "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the "
@@ -194,8 +212,10 @@ RUN = MachineTable(
         "does not have yet, in thread order (a user message the snapshot renamed is stored "
         "under its new id, so what it stores stays connected); the reference stores none",
         "refuse_run": "append, reload or resume while this run streams raises UsageError",
-        "queue_run": "append, reload or resume while this run streams waits until it has "
-        "settled (and any resume it made due), then goes ahead: runs never overlap",
+        "queue_run": "append, reload or resume while this run streams waits in the queue "
+        "until it has settled (and any resume it made due), then goes ahead: runs never "
+        "overlap",
+        "defer_resume": "the due resume waits for this run: close_run starts it",
         "start_overlapping_run": "append, reload or resume while this run streams starts "
         "another run at once, as @assistant-ui/react-ag-ui does: the two overlap",
     },

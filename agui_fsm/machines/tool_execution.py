@@ -25,6 +25,8 @@ WAITING = ("streaming", "stuck")
 DONE = ("executing", "submitted")
 """Calls whose tool has been called: never called again."""
 TERMINAL = ("submitted", "skipped", "discarded", "cancelled", "unowned")
+"""Settled: a call that leaves the thread (rollback, branch switch) keeps its entry
+(``observe_removed``), so it never runs again if it comes back (B.1)."""
 DISCARDING = ("append", "reload", "cancel")
 
 #: The order in which the calls one update makes runnable start. The spec profile follows
@@ -50,8 +52,11 @@ TOOL_EXECUTION = MachineTable(
         "stuck": "the run settled with arguments that do not parse: waits, reported",
         "executing": "the tool has been called; its result is not submitted yet",
         "submitted": "the tool's result (or its error) was submitted with add_tool_result",
-        "skipped": "a result from elsewhere (backend, person) or an approval gate owns it",
-        "discarded": "a new turn, a reload or a cancel ended its turn before it ran",
+        "skipped": "a result from elsewhere (backend, person) or an approval gate owns it: "
+        "the tool never runs (A.5); one that was running has its own result dropped when it "
+        "returns; a result replaced or cleared later is ignored (A.6, A.7)",
+        "discarded": "a new turn, a reload or a cancel ended its turn before it ran: it "
+        "never runs",
         "cancelled": "a new turn, a reload or a cancel ended its turn while the tool ran; "
         "whatever the tool returns later is dropped",
         "unowned": "no tool of this name is registered: the client does not run it",
@@ -60,13 +65,13 @@ TOOL_EXECUTION = MachineTable(
         edge("observe_call", "absent", "skipped", when=("is_restore", "has_result")),
         edge("observe_call", "absent", "restored", when="is_restore", do="record_restored"),
         edge("observe_call", "absent", "unowned", unless="is_registered"),
-        edge("observe_call", "absent", "skipped", when="has_result", do="skip_execution"),
-        edge("observe_call", "absent", "skipped", when="has_approval", do="skip_execution"),
+        edge("observe_call", "absent", "skipped", when="has_result"),
+        edge("observe_call", "absent", "skipped", when="has_approval"),
         edge("observe_call", "absent", "discarded", when="in_discarded_turn"),
         edge("observe_call", "absent", "streaming", do="track_args"),
-        edge("observe_args", "restored", "restored", when="equivalent_json"),
+        edge("observe_args", "restored", "restored", when="equivalent_json", do="adopt_equivalent"),
         edge("observe_args", "restored", "streaming", do="promote_restored"),
-        edge("observe_result", "restored", "skipped", when="has_result", do="skip_execution"),
+        edge("observe_result", "restored", "skipped", when="has_result"),
         edge("observe_args", WAITING, "streaming", when="extends_prefix", do="append_args"),
         edge("observe_args", WAITING, "streaming", when="equivalent_json", do="adopt_equivalent"),
         edge(
@@ -78,12 +83,12 @@ TOOL_EXECUTION = MachineTable(
             profile="spec",
         ),
         *(edge("observe_args", state, state, do="keep_stale_prefix") for state in WAITING),
-        edge("observe_result", WAITING, "skipped", when="has_result", do="skip_execution"),
-        edge("interrupt", WAITING, "skipped", when="has_approval", do="skip_execution"),
+        edge("observe_result", WAITING, "skipped", when="has_result"),
+        edge("interrupt", WAITING, "skipped", when="has_approval"),
         *(edge("run_settled", state, state, when="off_thread") for state in WAITING),
         edge("run_settled", WAITING, "executing", when="args_complete", do="call_tool"),
         edge("run_settled", "streaming", "stuck", do="report_stale_args"),
-        *(edge(action, WAITING, "discarded", do="discard_pending") for action in DISCARDING),
+        *(edge(action, WAITING, "discarded") for action in DISCARDING),
         *(
             edge(action, "executing", "cancelled", do="cancel_execution", profile="spec")
             for action in DISCARDING
@@ -94,17 +99,17 @@ TOOL_EXECUTION = MachineTable(
         ),
         edge("add_tool_result", "executing", "submitted", when="tool_raised", do="submit_error"),
         edge("add_tool_result", "executing", "submitted", do="submit_result"),
-        edge("observe_result", "executing", "skipped", when="has_result", do="drop_own_result"),
+        edge("observe_result", "executing", "skipped", when="has_result"),
         *(
             edge("observe_args", state, state, do="ignore_changed_args")
             for state in (*DONE, "skipped", "discarded", "cancelled", "unowned")
         ),
         *(
-            edge("observe_result", state, state, do="ignore_result_change")
+            edge("observe_result", state, state)
             for state in ("submitted", "skipped", "discarded", "cancelled", "unowned")
         ),
         *(
-            edge("observe_removed", state, state, do="keep_entry")
+            edge("observe_removed", state, state)
             for state in (
                 "restored",
                 *WAITING,
@@ -141,11 +146,9 @@ TOOL_EXECUTION = MachineTable(
         "replace_args": "track the divergent complete argsText in place of the stale prefix "
         "(a replacement, not an append): the tool runs once with it (#5130 direction 1)",
         "keep_stale_prefix": "keep the tracked prefix and report the divergence (A.2)",
-        "skip_execution": "never run the tool for this call (A.5, approval gate)",
         "call_tool": "call the registered tool once with the parsed tracked arguments",
         "report_stale_args": "the run settled with unparsable arguments: a diagnostic the host "
         "sees, never a parse-error tool result (#5130 direction 2)",
-        "discard_pending": "the turn ended before the tool ran: it never runs",
         "cancel_execution": "the turn ended while the tool ran: its task is cancelled (an "
         "async tool receives CancelledError) and no result is submitted",
         "submit_cancelled": "the turn ended while the tool ran: add_tool_result with 'Tool "
@@ -153,11 +156,7 @@ TOOL_EXECUTION = MachineTable(
         "execute; the tool is left to finish",
         "submit_result": "add_tool_result with the tool's return value, isError false",
         "submit_error": "add_tool_result with 'Error: <message>', isError true",
-        "drop_own_result": "a result arrived from elsewhere while the tool ran: the tool's "
-        "own result is dropped when it returns",
-        "ignore_changed_args": "arguments changed after the tool ran: not run again (A.4)",
-        "ignore_result_change": "a result replaced or cleared later is ignored (A.6, A.7)",
-        "keep_entry": "the call left the thread (rollback, branch switch): its entry is kept, "
-        "so it never runs again if it comes back (B.1)",
+        "ignore_changed_args": "arguments changed after the tool ran (or once it will never "
+        "run): the new argsText is tracked, the tool is not run again (A.4)",
     },
 )

@@ -267,7 +267,7 @@ class Replay:
 
     @property
     def _tools_busy(self) -> bool:
-        executor = self.runtime.tool_executor
+        executor = self.runtime.tool_tracker
         return executor is not None and executor.busy
 
     async def play(self, rename: IdNormalizer | None = None) -> dict[str, Any]:
@@ -293,7 +293,7 @@ class Replay:
         if self.history is not None:
             out["persisted"] = list(self.history.persisted)
         if self.scenario.options.tools is not None:
-            executor = runtime.tool_executor
+            executor = runtime.tool_tracker
             out["executions"] = [
                 {"toolCallId": e.tool_call_id, "toolName": e.tool_name, "args": e.args}
                 for e in (executor.executions if executor else [])

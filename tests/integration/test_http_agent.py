@@ -22,7 +22,7 @@ from agui_fsm.errors import (
 )
 from agui_fsm.events import EventSchemaError
 from agui_fsm.runtime import ThreadRuntime
-from agui_fsm.runtime.run import AgentRunError
+from agui_fsm.thread.run import AgentRunError
 
 
 def texts(rt: ThreadRuntime) -> list[str]:

@@ -11,7 +11,7 @@ from pai_backend import CONFIRM_TOOL, pydantic_ai_app
 from agui_fsm import HttpAgent
 from agui_fsm.pytest_plugin import assert_agui_conformant
 from agui_fsm.runtime import ThreadRuntime
-from agui_fsm.runtime.run import AgentRunError
+from agui_fsm.thread.run import AgentRunError
 
 
 def parts(rt: ThreadRuntime, kind: str) -> list[dict]:

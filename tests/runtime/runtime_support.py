@@ -126,7 +126,7 @@ def stream(*parts: Any, run_id: str = "r1", outcome: Any = None, close: bool = T
 
 
 def assistant(message_id: str, *content: dict, status: dict | None = None) -> Message:
-    from agui_fsm.runtime.from_agui import like_to_message
+    from agui_fsm.thread.from_agui import like_to_message
 
     like = {"id": message_id, "role": "assistant", "content": list(content)}
     if status is not None:

@@ -77,7 +77,7 @@ def test_switching_back_to_a_branch() -> None:
     rt, _ = runtime(stream(text("a1", "first")), stream(text("a2", "second")))
     run(rt.append("hi"))
     run(rt.reload())
-    rt.repo.switch_to_branch("a1")
+    rt.core.repo.switch_to_branch("a1")
     assert [m.id for m in rt.messages][1:] == ["a1"]
 
 
@@ -105,7 +105,7 @@ def test_reload_follows_a_snapshot_head_introduced_during_the_run() -> None:
     user_id = rt.messages[0].id
     run(rt.reload(parent_id=user_id))
     assert [m.id for m in rt.messages] == [user_id, "step", "followup"]
-    assert rt.repo.get("followup")[1] == "step"
+    assert rt.core.repo.get("followup")[1] == "step"
 
 
 def test_a_snapshot_refreshing_the_server_assistant_goes_to_update() -> None:
@@ -454,6 +454,6 @@ def test_interrupt_and_tool_lifecycles_follow_a_snapshot_import() -> None:
     rt, _ = runtime(stream(outcome=interrupt_outcome({"id": "i1", "reason": "x"})), history=None)
     run(rt.append("hi"))
     assert rt.interrupt_states["i1"] == "pending"
-    rt._thread.import_snapshot([{"id": "u", "role": "user", "content": "fresh"}], None)
+    rt.core.thread_messages.import_snapshot([{"id": "u", "role": "user", "content": "fresh"}], None)
     assert rt.interrupt_states["i1"] == "superseded"
     assert rt.pending_interrupts == []

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ag_ui.core import AssistantMessage, FunctionCall, ToolCall, ToolMessage
 
 from agui_fsm.runtime import Message, from_agui_messages, to_agui_messages, to_agui_tools
-from agui_fsm.runtime.from_agui import from_agui_like, like_to_message
-from agui_fsm.runtime.partial_json import parse_partial_object
+from agui_fsm.thread.from_agui import from_agui_like, like_to_message
+from agui_fsm.thread.partial_json import parse_partial_object
 
 
 def weather_call(arguments: str = '{"city":"Paris"}', key: str = "toolCalls") -> dict:

@@ -1,4 +1,4 @@
-"""The delta lane (agui_fsm.runtime.deltas) changes nothing a caller sees: every stream gives
+"""The delta lane (agui_fsm.thread.deltas) changes nothing a caller sees: every stream gives
 the same updates, messages, statuses, diagnostics and errors with the lane as without it (and
 without the aggregator's delta plans and the validator's fast paths: the general way alone),
 text streams and tool-call-heavy ones, and the light event it hands the aggregator reads as
@@ -18,9 +18,9 @@ from agui_fsm.aggregator import RunAggregator
 from agui_fsm.conformance import validator
 from agui_fsm.events import LightArgsDelta, LightTextDelta, flat_delta
 from agui_fsm.runtime import ThreadRuntime
-from agui_fsm.runtime import stream as run_stream
-from agui_fsm.runtime.deltas import DeltaLane
-from agui_fsm.runtime.pipeline import ChunkExpander
+from agui_fsm.thread import stream as run_stream
+from agui_fsm.thread.deltas import DeltaLane
+from agui_fsm.thread.pipeline import ChunkExpander
 from agui_fsm.trace import tracing
 
 TEXT = {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "a"}

@@ -9,7 +9,7 @@ from runtime_support import finished, run, runtime, started, stream, text, texts
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.events import EventSchemaError, parse_event, type_of
-from agui_fsm.runtime.pipeline import ChunkExpander, StreamValidator
+from agui_fsm.thread.pipeline import ChunkExpander, StreamValidator
 
 
 def expand(*events: dict) -> list[tuple[str, ...]]:
@@ -279,11 +279,12 @@ def test_every_rule_id_the_runtime_reports_is_a_catalogued_rule() -> None:
 
     import agui_fsm
     from agui_fsm.conformance.rules import RULES
-    from agui_fsm.runtime.tool_parts import EXECUTOR_DIAGNOSTICS
+    from agui_fsm.thread.tool_parts import EXECUTOR_DIAGNOSTICS
 
     root = Path(agui_fsm.__file__).parent
     files = [
         *root.glob("runtime/*.py"),
+        *root.glob("thread/*.py"),
         *root.glob("aggregator/*.py"),
         *root.glob("http/*.py"),
         *(root / name for name in ("events.py", "jsonwire.py", "json_patch.py")),

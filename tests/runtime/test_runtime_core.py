@@ -89,7 +89,7 @@ def test_the_placeholder_is_optimistic_until_the_server_names_it() -> None:
     assert placeholder.metadata["isOptimistic"] is True
     final = rt.messages[-1]
     assert final.id == "srv" and "isOptimistic" not in final.metadata
-    assert len(rt.repo) == 2
+    assert len(rt.core.repo) == 2
 
 
 def test_without_a_server_id_the_settled_message_gets_a_stable_id() -> None:
@@ -132,7 +132,7 @@ def test_a_new_message_id_in_the_run_opens_a_new_assistant_message() -> None:
     _, first, second = rt.messages
     assert (first.id, texts(first), first.status["type"]) == ("m1", ["one"], "complete")
     assert (second.id, texts(second), second.status["type"]) == ("m2", ["two"], "complete")
-    assert rt.repo.get("m2")[1] == "m1"
+    assert rt.core.repo.get("m2")[1] == "m1"
 
 
 # -- state ----------------------------------------------------------------------------------
@@ -1194,9 +1194,9 @@ def test_streaming_survives_a_snapshot_ending_with_an_earlier_assistant() -> Non
             },
             {"type": "TEXT_MESSAGE_START", "messageId": mid},
             {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": "Hel"},
-            call(lambda: observed.append(texts(rt.repo.get(mid)[0]))),
+            call(lambda: observed.append(texts(rt.core.repo.get(mid)[0]))),
             {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": "lo"},
-            call(lambda: observed.append(texts(rt.repo.get(mid)[0]))),
+            call(lambda: observed.append(texts(rt.core.repo.get(mid)[0]))),
         ]
     )
     run(rt.append("hi"))
@@ -1215,7 +1215,7 @@ def test_duplicate_ids_in_a_flat_snapshot_are_skipped() -> None:
         ]
     )
     assert [m.id for m in rt.messages] == ["dup-1", "msg-2"]
-    assert rt.repo.head_id == "msg-2"
+    assert rt.core.repo.head_id == "msg-2"
 
 
 # -- reasoning across runs ------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 from runtime_support import run, runtime, stream, text, tool, tool_parts
 
 from agui_fsm.errors import SettleTimeout
-from agui_fsm.runtime.tool_executor import CANCELLED_RESULT
+from agui_fsm.thread.tool_tracker import CANCELLED_RESULT
 
 
 class SlowTool:
@@ -65,7 +65,7 @@ def test_settled_waits_for_the_tools_and_the_resume_chain_they_cause() -> None:
         assert rt.work_in_progress() == {}
         assert rt.run_count == 3  # a tool's result resumed, whose tool's result resumed again
         assert [m.role for m in rt.messages][-1] == "assistant"
-        assert [e.tool_call_id for e in rt.tool_executor.executions] == ["tc1", "tc2"]
+        assert [e.tool_call_id for e in rt.tool_tracker.executions] == ["tc1", "tc2"]
         assert not rt.is_running
 
     run(go())
@@ -130,7 +130,7 @@ def test_spec_a_turn_ending_cancels_a_running_tool_and_submits_nothing(action: s
         rt = turn_then_next(slow)
         await rt.append("go")
         await slow.started.wait()
-        assert rt.tool_executor.state_of("tc1") == "executing"
+        assert rt.tool_tracker.state_of("tc1") == "executing"
         if action == "append":
             await rt.append("never mind")
         elif action == "reload":
@@ -139,7 +139,7 @@ def test_spec_a_turn_ending_cancels_a_running_tool_and_submits_nothing(action: s
             await rt.cancel()
         await rt.settled(timeout=5)
         assert slow.ended == ["cancelled"]
-        assert rt.tool_executor.state_of("tc1") == "cancelled"
+        assert rt.tool_tracker.state_of("tc1") == "cancelled"
         results = [p.get("result") for m in rt.messages for p in tool_parts(m)]
         assert CANCELLED_RESULT not in results and {"late": True} not in results
         # no resume of the ended turn: only the action's own run, if it starts one
@@ -183,13 +183,13 @@ def test_reference_a_turn_ending_answers_a_running_tool_as_cancelled() -> None:
         await slow.started.wait()
         assistant_id = rt.messages[1].id
         await rt.reload()
-        (part,) = tool_parts(rt.repo.get(assistant_id)[0])
+        (part,) = tool_parts(rt.core.repo.get(assistant_id)[0])
         assert (part["result"], part["isError"]) == (CANCELLED_RESULT, True)
-        assert rt.tool_executor.state_of("tc1") == "cancelled"
+        assert rt.tool_tracker.state_of("tc1") == "cancelled"
         slow.release.set()  # the tool is left to finish; what it returns is dropped
         await rt.settled(timeout=5)
         assert slow.ended == ["returned"]
-        (part,) = tool_parts(rt.repo.get(assistant_id)[0])
+        (part,) = tool_parts(rt.core.repo.get(assistant_id)[0])
         assert part["result"] == CANCELLED_RESULT
 
     run(go())

@@ -95,7 +95,7 @@ POOL = [
 
 
 def violations(stream: list[dict], wire: bool) -> list[tuple]:
-    from agui_fsm.runtime.pipeline import StreamValidator
+    from agui_fsm.thread.pipeline import StreamValidator
 
     validator = StreamValidator()
     found = []

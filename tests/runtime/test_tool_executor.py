@@ -11,7 +11,7 @@ from runtime_support import run, runtime, stream, text, tool, tool_parts
 
 from agui_fsm.errors import UsageError
 from agui_fsm.machines import TOOL_EXECUTION
-from agui_fsm.runtime.tool_executor import ToolExecutor
+from agui_fsm.runtime.tool_tracker import ToolExecutor
 from agui_fsm.spec import COMPILED_BY_PROFILE
 
 
@@ -292,7 +292,7 @@ def test_thread_runtime_runs_sync_and_async_tools_and_resumes_once() -> None:
             tool_definitions={"confirm": {"description": "ask", "parameters": {}}},
         )
         await rt.append("go")
-        await rt.tool_executor.settled()
+        await rt.tool_tracker.settled()
         assert sorted(seen) == [("confirm", {"q": 1}), ("lookup", {"id": 7})]
         assert rt.run_count == 2
         parts = tool_parts(rt.messages[1])
@@ -312,7 +312,7 @@ def test_a_raising_tool_submits_an_error_result() -> None:
     async def go() -> None:
         rt, _ = runtime(stream(tool("tc1", "lookup", "{}")), tools={"lookup": broken})
         await rt.append("go")
-        await rt.tool_executor.settled()
+        await rt.tool_tracker.settled()
         (p,) = tool_parts(rt.messages[1])
         assert (p["result"], p["isError"]) == ("Error: service unavailable", True)
 

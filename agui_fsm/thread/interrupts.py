@@ -27,11 +27,10 @@ from agui_fsm.aggregator.tool_results import MessageToolCall
 from agui_fsm.errors import InterruptPendingError, UsageError
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
-from agui_fsm.runtime.assistant import AssistantMessages
-from agui_fsm.runtime.guards import check_idle
-from agui_fsm.runtime.pending import pending_interrupts
-from agui_fsm.runtime.repository import MessageRepository
-from agui_fsm.runtime.tool_results import take_tool_edge
+from agui_fsm.thread.assistant import AssistantMessages
+from agui_fsm.thread.pending import pending_interrupts
+from agui_fsm.thread.repository import MessageRepository
+from agui_fsm.thread.tool_results import take_tool_edge
 
 Resume = list[dict[str, Any]]
 
@@ -134,7 +133,7 @@ class Interrupts:
 
     # -- the client's answers -------------------------------------------------------------
 
-    def answer(self, responses: Sequence[Mapping[str, Any]], running: bool) -> tuple[str, Resume]:
+    def answer(self, responses: Sequence[Mapping[str, Any]], runs: Any) -> tuple[str, Resume]:
         """``submit_interrupt_responses``: every open interrupt answered; the pending set is
         cleared and the resume returned."""
         pending = self.pending()
@@ -150,12 +149,12 @@ class Interrupts:
                 "[agui] submitInterruptResponses: missing responses for open "
                 f"interrupts: {', '.join(missing)}"
             )
-        _assert_answerable("submitInterruptResponses", interrupts, running)
+        _assert_answerable("submitInterruptResponses", interrupts, runs)
         resume = [by_id[i["id"]] for i in interrupts]
         self.clear(message_id, resume)
         return message_id, resume
 
-    def steer(self, responses: Sequence[Mapping[str, Any]], running: bool) -> Resume:
+    def steer(self, responses: Sequence[Mapping[str, Any]], runs: Any) -> Resume:
         """``steer_away`` with interrupts open: the unanswered ones are answered
         ``cancelled``; the pending set is cleared and the resume returned."""
         message_id, interrupts = self.pending()  # type: ignore[misc]
@@ -163,12 +162,12 @@ class Interrupts:
         resume = [
             by_id.get(i["id"], {"interruptId": i["id"], "status": "cancelled"}) for i in interrupts
         ]
-        check_idle("steerAway", running)
+        runs.assert_idle("steerAway")
         self.clear(message_id, resume)
         return resume
 
     def decide(
-        self, approval_id: str, approved: bool, reason: str | None, running: bool
+        self, approval_id: str, approved: bool, reason: str | None, runs: Any
     ) -> tuple[str, Resume | None]:
         """``respond_to_tool_approval``: one gate decided; the resume once every gate of
         the batch is (the pending set cleared then), else None."""
@@ -185,7 +184,7 @@ class Interrupts:
                 "[agui] respondToToolApproval: no pending tool-call interrupt for "
                 f'approval id "{approval_id}"'
             )
-        _assert_answerable("respondToToolApproval", interrupts, running)
+        _assert_answerable("respondToToolApproval", interrupts, runs)
         decided = with_tool_approval_decision(message.content, approval_id, approved, reason)
         if decided is None:
             raise UsageError(
@@ -255,7 +254,7 @@ def _collect_responses(
     return by_id
 
 
-def _assert_answerable(method: str, interrupts: Sequence[Mapping[str, Any]], running: bool) -> None:
+def _assert_answerable(method: str, interrupts: Sequence[Mapping[str, Any]], runs: Any) -> None:
     now = datetime.now(UTC)
     for interrupt in interrupts:
         expires = interrupt.get("expiresAt")
@@ -269,7 +268,7 @@ def _assert_answerable(method: str, interrupts: Sequence[Mapping[str, Any]], run
             ) from None
         if when <= now:
             raise UsageError(f"[agui] {method}: interrupt {interrupt['id']} expired at {expires}")
-    check_idle(method, running)
+    runs.assert_idle(method)
 
 
 def _iso_time(value: Any) -> datetime:
@@ -307,5 +306,5 @@ def hold_resume(owner: Interrupts, change: InterruptChange) -> None:
     change.holds_resume = True
 
 
-CLIENT.performed_by(_INTERRUPT, "runtime.pending.pending_interrupts", "expose_interrupt")
-CLIENT.performed_by(_INTERRUPT, "runtime.interrupts.Interrupts.answer", "record_response")
+CLIENT.performed_by(_INTERRUPT, "thread.pending.pending_interrupts", "expose_interrupt")
+CLIENT.performed_by(_INTERRUPT, "thread.interrupts.Interrupts.answer", "record_response")

@@ -2,17 +2,17 @@
 
 Every item the agent yields is parsed, checked by the conformance validator (a
 violation the client enforces fails the run; ``lenient`` records it instead), expanded
-from chunks, and handed to the run (:meth:`~agui_fsm.runtime.run.RunContext.on_event`,
+from chunks, and handed to the run (:meth:`~agui_fsm.thread.run.RunContext.on_event`,
 the subscriber's routing). :class:`RunStream` is one run's pass over its stream. A flat
 delta continuing its part (most of a stream) takes the delta lane
-(:mod:`agui_fsm.runtime.deltas`) instead, to the same effect; a wire dict of any other AG-UI
+(:mod:`agui_fsm.thread.deltas`) instead, to the same effect; a wire dict of any other AG-UI
 type but RUN_FINISHED (tool-call brackets, message starts and ends...) takes the ordinary lane
 (:meth:`RunStream._feed_ordinary`): the general way without the steps that do nothing for it.
 """
 
 from __future__ import annotations
 
-import inspect
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,8 +20,8 @@ from agui_fsm.errors import ProtocolViolation
 from agui_fsm.events import KNOWN_TYPES, EventSchemaError, flat_delta, parse_event
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.run import CLIENT_CHECKS
-from agui_fsm.runtime.deltas import DeltaLane
-from agui_fsm.runtime.pipeline import (
+from agui_fsm.thread.deltas import DeltaLane
+from agui_fsm.thread.pipeline import (
     ChunkExpander,
     StreamValidator,
     as_protocol_violation,
@@ -29,15 +29,16 @@ from agui_fsm.runtime.pipeline import (
     is_error,
     legacy_thinking_event,
 )
-from agui_fsm.runtime.reference_checks import (
+from agui_fsm.thread.reference_checks import (
     EVENT_TYPES_0_0_58,
     ClientMessages,
     VerifyEvents,
     legacy_schema_fault,
 )
-from agui_fsm.runtime.run import RunContext
-from agui_fsm.runtime.settings import RuntimeSettings
+from agui_fsm.thread.run import RunContext
+from agui_fsm.thread.settings import RuntimeSettings
 
+log = logging.getLogger("agui_fsm.runtime")
 _RUN = "run"
 _ORDINARY_TYPES = KNOWN_TYPES - {
     "TEXT_MESSAGE_CONTENT",
@@ -121,55 +122,11 @@ class RunStream:
             else None
         )
 
-    async def consume(self, stream: Any) -> None:
-        run = self.run
-        if inspect.isawaitable(stream):
-            stream = await stream
-        if hasattr(stream, "__aiter__"):
-            iterator = stream.__aiter__()
-            try:
-                while not run.aborted:
-                    try:
-                        raw = await iterator.__anext__()
-                    except StopAsyncIteration:
-                        break
-                    if run.aborted:
-                        break
-                    self.feed(raw)
-            finally:
-                close = getattr(iterator, "aclose", None)
-                if close is not None:
-                    await close()
-        else:
-            iterator = iter(stream)
-            take = self.lane.take if self.lane is not None else None
-            try:
-                for raw in iterator:
-                    if run.aborted:
-                        break
-                    # feed(raw), with the delta lane's test inline (most of a stream)
-                    if type(raw) is list:
-                        self.feed_task(raw)
-                    elif (
-                        take is None
-                        or type(raw) is not dict
-                        or len(raw) != 3
-                        or (taken := take(raw)) is False
-                    ):
-                        self._feed_general(raw)
-                    elif taken is not True:
-                        self._validated(flat_delta(raw), taken, run.index)
-                    if run.aborted:
-                        break
-            finally:
-                close = getattr(iterator, "close", None)
-                if close is not None:
-                    close()
-        if not run.aborted:
-            # The client checks nothing at the end of a stream: these only inform.
-            for violation in self.validator.finish():
-                self.diagnose(as_protocol_violation(violation, run.index + 1), run)
-        run.stream_end()
+    def finish(self) -> list[Any]:
+        """The stream ended: what the validator finds at its end (the client checks nothing
+        then: these only inform), as protocol violations."""
+        index = self.run.index + 1
+        return [as_protocol_violation(v, index) for v in self.validator.finish()]
 
     def _fails_run(self, violation: Any) -> bool:
         if self.validates_all:
@@ -204,7 +161,12 @@ class RunStream:
         was applied (the reference then reports the failure to the message again, as its
         run's catch does once the stream's error reaches it)."""
         event, self.in_flight = self.in_flight, None
-        if event is None or not self._listed(event):
+        if event is None:
+            return False
+        if self.client_messages is not None and not self.client_messages.delivers(
+            event.type.value, event
+        ):
+            self.run.life.take("event_unlisted", self.run, event)
             return False
         self.run.apply_after_fault(event)
         return True
@@ -344,16 +306,16 @@ class RunStream:
         """Apply a checked event: now, or once its task is read."""
         if self._task is not None:
             self._task.append(event)
-        elif event is not None and self._listed(event):
-            self.run.on_event(event)
+        elif event is not None:
+            self._deliver(event)
 
-    def _listed(self, event: Any) -> bool:
-        """Whether the reference client's message list lets the event through (always, in
-        the spec profile); the run's ``event_unlisted`` edge where it does not."""
+    def _deliver(self, event: Any) -> bool:
+        """Hand the event to the run, unless the reference client's message list does not
+        let it through (the run's ``event_unlisted`` edge then decides); whether it went."""
         if self.client_messages is None or self.client_messages.delivers(event.type.value, event):
+            self.run.on_event(event)
             return True
-        self.run.life.take("event_unlisted", self.run, event)
-        return False
+        return self.run.life.take("event_unlisted", self.run, event).runs(apply_event)
 
     def _check_client(self, kind: str, event: Any, violations: Sequence[Any], index: int) -> bool:
         """@ag-ui/client 0.0.58's verifyEvents on the next event (the reference profile)
@@ -423,14 +385,14 @@ def drop_task_events(run: RunContext, fault: StreamFault) -> None:
     plan beforehand (``RunStream.task_events_dropped``) and defers a task's application."""
 
 
-CLIENT.performed_by(
-    _RUN, "runtime.stream.RunStream._listed: the event is not applied", "drop_event"
-)
-CLIENT.performed_by(
-    _RUN,
-    "runtime.stream.RunStream._apply: with no second message list every event goes on",
-    "apply_event",
-)
+@CLIENT.effect(_RUN)
+def drop_event(run: RunContext, event: Any) -> None:
+    log.warning("the reference client drops %s: its message list does not deliver it", event.type)
+
+
+@CLIENT.effect(_RUN)
+def apply_event(run: RunContext, event: Any) -> None:
+    run.on_event(event)
 
 
 def _findings(

@@ -1,34 +1,42 @@
-"""Runs registered front-end tools exactly once per toolCallId and submits their results.
+"""Decides when each registered front-end tool runs (exactly once per toolCallId) and what
+becomes of its result; the driver calls the tools.
 
-:class:`ToolExecutor` observes the thread the way ``@assistant-ui/core``'s external-store
+:class:`ToolTracker` observes the thread the way ``@assistant-ui/core``'s external-store
 runtime feeds ``ToolInvocationTracker``: after every thread update it walks the visible
 tool-call parts, turns each change into a trigger of the ``tool_execution`` machine
 (:mod:`agui_fsm.machines.tool_execution`) and does what the edge taken names. A call runs
-once the run has settled and its tracked arguments parse; its result goes back through
-:meth:`ThreadRuntime.add_tool_result`, which resumes the agent like any client result.
+once the run has settled and its tracked arguments parse: the tracker emits
+:class:`~agui_fsm.thread.commands.CallTool`, the driver calls the tool and reports what it
+returned (:meth:`ToolTracker.returned`); the result goes back through the thread's
+``add_tool_result``, which resumes the agent like any client result.
 
 It never raises into the runtime: a part it cannot read is skipped (and reported), a tool
 that raises becomes an error result. A new turn, a reload or a cancel ends the tools still
-running: the spec profile cancels their tasks and submits nothing; the reference profile
-submits "Tool execution was cancelled." for each, as ``@assistant-ui/core`` 0.3.35 does.
+running: the spec profile cancels them (CancelTool) and submits nothing; the reference
+profile submits "Tool execution was cancelled." for each (SubmitToolResult), as
+``@assistant-ui/core`` 0.3.35 does.
 Wait for everything the thread's operations set off, tools included, with
 :meth:`ThreadRuntime.settled <agui_fsm.runtime.ThreadRuntime.settled>`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agui_fsm.errors import UsageError
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import PROFILES, Lifecycle
 from agui_fsm.machines.tool_execution import DISCARDING, START_ORDER
-from agui_fsm.runtime.outlet import Diagnostic
-from agui_fsm.runtime.tool_parts import (
+from agui_fsm.thread.commands import (
+    CallTool,
+    CancelTool,
+    Command,
+    ReadThreadSoon,
+    SubmitToolResult,
+)
+from agui_fsm.thread.tool_parts import (
     DELTA_TRIGGERS,
     NOT_JSON,
     UNCHANGED,
@@ -49,44 +57,52 @@ from agui_fsm.spec import CLIENT_BY_PROFILE
 log = logging.getLogger("agui_fsm.runtime.tools")
 _EXECUTION = "tool_execution"
 CANCELLED_RESULT = "Tool execution was cancelled."
+READ_THREAD_SOON = ReadThreadSoon()
 """The error result the reference profile submits for a tool whose turn ended while it ran."""
 
 
 class Observed:
     """What a thread update showed of a tracked call (its part and argsText; ``restore``: a
     history load or the executor's first update), the cause of its machine's edge, and what
-    the edge's effects said: ``keeps_prefix`` (the tracked argsText stays), ``runnable``
-    (the tool is to be called)."""
+    the edge's effects said: ``runnable`` (the tool is to be called), ``submission`` (the
+    result to submit and whether it is an error). ``result``: what the tool returned."""
 
-    __slots__ = ("args_text", "keeps_prefix", "part", "restore", "runnable")
+    __slots__ = ("args_text", "part", "restore", "result", "runnable", "submission")
 
-    def __init__(self, part: Mapping[str, Any], args_text: str, restore: bool = False) -> None:
+    def __init__(
+        self, part: Mapping[str, Any], args_text: str, restore: bool = False, result: Any = None
+    ) -> None:
         self.part = part
         self.args_text = args_text
         self.restore = restore
-        self.keeps_prefix = False
+        self.result = result
         self.runnable = False
+        self.submission: tuple[Any, bool] | None = None
 
 
-class ToolExecutor:
-    """The client's tool runner for one :class:`~agui_fsm.runtime.ThreadRuntime`.
+class ToolTracker:
+    """The client's front-end tool runner of one thread, without I/O.
 
-    ``tools`` maps a tool name to a callable taking the parsed arguments (sync, or a
-    coroutine function). ``profile`` (``spec`` or ``reference``) picks the behaviour on a
-    divergent argsText (see :mod:`agui_fsm.machines.tool_execution`).
+    ``view`` is the thread it reads (``messages``, ``is_running``, ``is_loading``),
+    ``tools`` the names of the registered tools, ``emit`` takes its commands and
+    ``diagnose`` its diagnostics. ``profile`` (``spec`` or ``reference``) picks the
+    behaviour on a divergent argsText (see :mod:`agui_fsm.machines.tool_execution`).
     """
 
-    def __init__(self, runtime: Any, tools: Mapping[str, Tool], profile: str = "spec") -> None:
-        for name, tool in tools.items():
-            if not callable(tool):
-                raise UsageError(
-                    f"tools[{name!r}] is not callable: tools= takes the functions the client "
-                    "runs; the definitions sent to the agent go in tool_definitions="
-                )
+    def __init__(
+        self,
+        view: Any,
+        tools: Iterable[str],
+        emit: Callable[[Command], None],
+        diagnose: Callable[[Exception], None],
+        profile: str = "spec",
+    ) -> None:
         if profile not in CLIENT_BY_PROFILE:
             raise UsageError(f"unknown profile {profile!r}: expected one of {PROFILES}")
-        self.runtime = runtime
-        self.tools = dict(tools)
+        self.view = view
+        self.emit = emit
+        self.diagnose = diagnose
+        self.tools = frozenset(tools)
         self.profile = profile
         self.machine = CLIENT_BY_PROFILE[profile]["tool_execution"]
         self.executions: list[Execution] = []
@@ -99,8 +115,15 @@ class ToolExecutor:
         self._discarded: frozenset[str] = frozenset()
         """The toolCallIds the cancelled turn holds in the last update read."""
         self._was_running = False
-        self._tasks: set[asyncio.Task] = set()
-        self._answering_aborted = False
+        self.calling: set[str] = set()
+        """The toolCallIds whose tool the driver was asked to call and has not reported."""
+        self.submitting: set[int] = set()
+        """The operations submitting a tool's result (a resume they cause included)."""
+        self.submissions_due = 0
+        """SubmitToolResult commands the driver has not performed yet."""
+        self.answering_aborted = False
+        """A turn's start ended running tools and submitted their cancelled results (the
+        reference profile): the turn lets them land before it goes on."""
         self._observing = False
         self._update_due = False
         self._shown: set[str] = set()
@@ -121,7 +144,7 @@ class ToolExecutor:
     @property
     def pending(self) -> int:
         """How many tools are running or still submitting their result."""
-        return sum(not t.done() for t in self._tasks)
+        return len(self.calling) + len(self.submitting) + self.submissions_due
 
     @property
     def busy(self) -> bool:
@@ -129,32 +152,25 @@ class ToolExecutor:
         is still to be read after an update."""
         return self.pending > 0 or self._update_due
 
-    def cancel(self) -> list[asyncio.Task]:
+    @property
+    def update_due(self) -> bool:
+        """A thread update is still to be read (:meth:`flush`)."""
+        return self._update_due
+
+    def close(self) -> None:
         """Stop: cancel the tools still running (their results are never submitted) and
-        run no more; returns the cancelled tasks, to be awaited on their loop."""
+        run no more."""
         self._closed = True
-        pending = [t for t in self._tasks if not t.done()]
-        for task in pending:
-            task.cancel()
-        return pending
+        for tool_call_id in sorted(self.calling):
+            self.emit(CancelTool(tool_call_id))
+        self.calling.clear()
 
-    async def settled(self) -> None:
-        """Wait until no tool runs and no submission (with the resume it caused) is pending."""
-        while self.busy:
-            running = {t for t in self._tasks if not t.done()}
-            if running:
-                await asyncio.wait(running)
-            else:
-                await asyncio.sleep(0)  # the update due is read on the next turn
-
-    async def aborted_answered(self) -> None:
-        """Let the results submitted for tools a turn's start ended reach the thread before
-        the turn goes on, as the reference's ``append`` and ``reload`` await the tracker's
-        abort: each submission records its result before its first wait, and one pass of
-        the event loop runs every submission scheduled."""
-        if self._answering_aborted:
-            self._answering_aborted = False
-            await asyncio.sleep(0)
+    def take_answering_aborted(self) -> bool:
+        """Whether a turn's start submitted cancelled results that must land before it goes
+        on (the reference's ``append`` and ``reload`` await the tracker's abort: each
+        submission records its result before its first wait); cleared by asking."""
+        answering, self.answering_aborted = self.answering_aborted, False
+        return answering
 
     # -- what the runtime tells it ----------------------------------------------------------
 
@@ -167,29 +183,25 @@ class ToolExecutor:
         for entry in self._entries.values():
             entry.life.try_take(action, self, entry, Observed(entry.part, entry.args_text))
         if action == "cancel":
-            self._cancelled_turn.cancelled(self.runtime)
+            self._cancelled_turn.cancelled(self.view)
         elif action == "reload":
             self._cancelled_turn.reloading()
 
-    def on_update(self, runtime: Any) -> None:
+    def on_update(self, subject: Any = None) -> None:
         """A thread update. The reference host feeds its tracker once React re-renders,
-        after the synchronous work that made the update (a microtask): the executor
-        likewise reads the thread once the current burst of updates is over (the next turn
-        of the event loop, or :meth:`flush`), so a state the burst passes through is not
-        seen (a run that ends and the resume run it starts at once, say)."""
+        after the synchronous work that made the update (a microtask): the tracker
+        likewise reads the thread once the current burst of updates is over (the driver's
+        next turn: ReadThreadSoon, or :meth:`flush`), so a state the burst passes through
+        is not seen (a run that ends and the resume run it starts at once, say)."""
         if self._update_due:
             return
         self._update_due = True
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if loop is None or self._first:  # no loop, or the host's first render: at once
-            self.flush(runtime)
+        if self._first:  # the host's first render: at once
+            self.flush()
             return
-        loop.call_soon(self.flush, runtime)
+        self.emit(READ_THREAD_SOON)
 
-    def flush(self, runtime: Any) -> None:
+    def flush(self, subject: Any = None) -> None:
         """Read the thread now, if an update is due: compare every tool-call part with what
         is tracked."""
         if not self._update_due:
@@ -199,7 +211,7 @@ class ToolExecutor:
             return
         self._observing = True
         try:
-            self._observe(runtime)
+            self._observe(self.view)
         except Exception as exc:  # a bad update must never break the runtime
             log.exception("tool executor skipped a thread update")
             self._report("TOOL-PART-MALFORMED", f"thread update skipped: {exc}")
@@ -300,11 +312,7 @@ class ToolExecutor:
             self._observe_args(entry, part, args_text)
 
     def _observe_args(self, entry: Entry, part: Mapping[str, Any], args_text: str) -> None:
-        observed = Observed(part, args_text)
-        if entry.life.try_take("observe_args", self, entry, observed) is None:
-            return
-        if not observed.keeps_prefix:
-            entry.args_text = args_text
+        entry.life.try_take("observe_args", self, entry, Observed(part, args_text))
 
     def _fire(self, entry: Entry, trigger: str, part: Mapping[str, Any], args_text: str) -> Any:
         return entry.life.try_take(trigger, self, entry, Observed(part, args_text))
@@ -358,21 +366,30 @@ class ToolExecutor:
     def off_thread(self, entry: Entry, observed: Observed) -> bool:
         return entry.life.instance not in self._shown
 
+    @CLIENT.effect(_EXECUTION, "record_restored")
+    @CLIENT.effect(_EXECUTION, "track_args")
+    @CLIENT.effect(_EXECUTION, "adopt_equivalent")
+    @CLIENT.effect(_EXECUTION, "replace_args")
+    @CLIENT.effect(_EXECUTION, "ignore_changed_args")
+    def track(self, entry: Entry, observed: Observed) -> None:
+        """The tracked argsText becomes the one the update showed."""
+        entry.args_text = observed.args_text
+
     @CLIENT.effect(_EXECUTION)
     def promote_restored(self, entry: Entry, observed: Observed) -> None:
-        """A live update changed a restored call: its part stream opens (its argsText is
-        tracked once the edge is taken)."""
+        """A live update changed a restored call: its part stream opens, its argsText is
+        tracked."""
         open_part_stream(self._entries.values(), entry, has_result=False)
+        entry.args_text = observed.args_text
 
     @CLIENT.effect(_EXECUTION)
     def append_args(self, entry: Entry, observed: Observed) -> None:
-        """Its part stream was written to: no longer held (its argsText is tracked once the
-        edge is taken)."""
+        """Its part stream was written to: no longer held; the longer argsText is tracked."""
         entry.holds = 0
+        entry.args_text = observed.args_text
 
     @CLIENT.effect(_EXECUTION)
     def keep_stale_prefix(self, entry: Entry, observed: Observed) -> None:
-        observed.keeps_prefix = True
         args_text = observed.args_text
         if entry.diverged == args_text:
             return
@@ -400,13 +417,24 @@ class ToolExecutor:
 
     @CLIENT.effect(_EXECUTION)
     def cancel_execution(self, entry: Entry, observed: Observed) -> None:
-        if entry.task is not None:
-            entry.task.cancel()
+        tool_call_id = entry.life.instance
+        if tool_call_id in self.calling:
+            self.calling.discard(tool_call_id)
+            self.emit(CancelTool(tool_call_id))
+
+    @CLIENT.effect(_EXECUTION)
+    def submit_result(self, entry: Entry, observed: Observed) -> None:
+        observed.submission = (observed.result, False)
+
+    @CLIENT.effect(_EXECUTION)
+    def submit_error(self, entry: Entry, observed: Observed) -> None:
+        observed.submission = (f"Error: {observed.result}", True)
 
     @CLIENT.effect(_EXECUTION)
     def submit_cancelled(self, entry: Entry, observed: Observed) -> None:
-        self._answering_aborted = True
-        self._track(self._submit(entry, CANCELLED_RESULT, is_error=True))
+        self.answering_aborted = True
+        self.submissions_due += 1
+        self.emit(SubmitToolResult(entry.life.instance, CANCELLED_RESULT, True))
 
     # -- execution -------------------------------------------------------------------------------
 
@@ -429,61 +457,30 @@ class ToolExecutor:
         if self._closed:
             return
         args = parse_args(entry.args_text)
-        self.executions.append(Execution(entry.life.instance, entry.name, args))
-        entry.task = self._track(self._run_tool(entry, args))
+        tool_call_id = entry.life.instance
+        self.executions.append(Execution(tool_call_id, entry.name, args))
+        self.calling.add(tool_call_id)
+        self.emit(CallTool(tool_call_id, entry.name, args))
 
-    def _track(self, work: Any) -> asyncio.Task:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def _run_tool(self, entry: Entry, args: Any) -> None:
-        try:
-            result = self.tools[entry.name](args)
-            if inspect.isawaitable(result):
-                result = await result
-        except Exception as exc:  # noqa: BLE001 - a tool's failure is its error result
-            entry.raised = True
-            result = f"Error: {exc}"
-        observed = Observed(entry.part, entry.args_text)
-        if entry.life.try_take("add_tool_result", self, entry, observed) is None:
-            return  # a result from elsewhere arrived, or the turn ended, while the tool ran
-        await self._submit(entry, result, is_error=entry.raised)
-
-    async def _submit(self, entry: Entry, result: Any, *, is_error: bool) -> None:
-        try:
-            await self.runtime.add_tool_result(entry.life.instance, result, is_error=is_error)
-        except Exception as exc:  # noqa: BLE001 - the runtime reports a failed resume itself
-            log.info("submitting the result of %s failed: %s", entry.life.instance, exc)
+    def returned(self, tool_call_id: str, result: Any, raised: bool) -> tuple[Any, bool] | None:
+        """The driver's report: the tool of ``tool_call_id`` returned ``result`` (or raised:
+        ``result`` is the exception). The result and whether it is an error, to submit; None
+        when it is dropped (a result from elsewhere arrived, or its turn ended, while the
+        tool ran)."""
+        self.calling.discard(tool_call_id)
+        entry = self._entries.get(tool_call_id)
+        if entry is None:
+            return None
+        entry.raised = raised
+        observed = Observed(entry.part, entry.args_text, result=result)
+        entry.life.try_take("add_tool_result", self, entry, observed)
+        return observed.submission
 
     def _report(self, rule: str, message: str, tool_call_id: str | None = None) -> None:
         diagnostic = ToolArgsDiagnostic(rule, message, tool_call_id)
         self.diagnostics.append(diagnostic)
-        self.runtime.diagnostics.append(Diagnostic(diagnostic, None, None))
+        self.diagnose(diagnostic)
         log.info("%s", message)
 
 
-__all__ = ["Execution", "Tool", "ToolArgsDiagnostic", "ToolExecutor", "tool_call_parts"]
-
-
-_TRACKS = "runtime.tool_executor.ToolExecutor: it tracks the argsText the update showed"
-CLIENT.performed_by(_EXECUTION, _TRACKS, "record_restored", "track_args")
-CLIENT.performed_by(
-    _EXECUTION,
-    _TRACKS,
-    "adopt_equivalent",
-    "replace_args",
-    "ignore_changed_args",
-)
-CLIENT.performed_by(
-    _EXECUTION, "runtime.tool_executor.ToolExecutor._run_tool", "submit_result", "submit_error"
-)
-CLIENT.state_only(
-    _EXECUTION,
-    "skip_execution",
-    "discard_pending",
-    "drop_own_result",
-    "ignore_result_change",
-    "keep_entry",
-)
+__all__ = ["Execution", "Tool", "ToolArgsDiagnostic", "ToolTracker", "tool_call_parts"]

@@ -1,5 +1,5 @@
 """AG-UI messages -> thread messages (the import half of the reference's ``conversions.ts``;
-the export half is :mod:`agui_fsm.runtime.to_agui`).
+the export half is :mod:`agui_fsm.thread.to_agui`).
 
 :func:`from_agui_messages` serves MESSAGES_SNAPSHOT and history load: ``tool`` messages fold
 into the tool-call part of the assistant message that made the call (a tool message with no
@@ -26,7 +26,7 @@ from agui_fsm.aggregator.a2ui import (
 from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, json_stringify, try_parse_json
 from agui_fsm.aggregator.tool_results import tool_message_result
-from agui_fsm.runtime.messages import (
+from agui_fsm.thread.messages import (
     IdFactory,
     Message,
     assistant_metadata,
@@ -35,8 +35,8 @@ from agui_fsm.runtime.messages import (
     new_status_life,
     status_name,
 )
-from agui_fsm.runtime.partial_json import parse_partial_object
-from agui_fsm.runtime.wire_meta import (
+from agui_fsm.thread.partial_json import parse_partial_object
+from agui_fsm.thread.wire_meta import (
     FALLBACK_STATUS,
     extract_text,
     opaque_reasoning,

@@ -1,5 +1,5 @@
 """Thread messages -> AG-UI messages and tools (the export half of the reference's
-``conversions.ts``; the import half is :mod:`agui_fsm.runtime.from_agui`): builds each run's
+``conversions.ts``; the import half is :mod:`agui_fsm.thread.from_agui`): builds each run's
 input."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, json_stringify
-from agui_fsm.runtime.messages import (
+from agui_fsm.thread.messages import (
     IdFactory,
     default_id,
 )
-from agui_fsm.runtime.wire_meta import agui_namespace, extract_text, opaque_reasoning
+from agui_fsm.thread.wire_meta import agui_namespace, extract_text, opaque_reasoning
 
 
 def _field(message: Any, name: str, default: Any = None) -> Any:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE
-from agui_fsm.runtime.messages import Message, is_resolved
-from agui_fsm.runtime.repository import MessageRepository
+from agui_fsm.thread.messages import Message, is_resolved
+from agui_fsm.thread.repository import MessageRepository
 
 
 def last_assistant(repo: MessageRepository) -> Message | None:

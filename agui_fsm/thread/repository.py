@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from agui_fsm.errors import UsageError
 
 if TYPE_CHECKING:
-    from agui_fsm.runtime.messages import Message
+    from agui_fsm.thread.messages import Message
 
 _UNSET = object()
 

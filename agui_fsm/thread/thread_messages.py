@@ -12,13 +12,13 @@ from typing import Any
 from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine
-from agui_fsm.runtime.assistant import AssistantMessages
-from agui_fsm.runtime.from_agui import from_agui_messages, like_to_message
-from agui_fsm.runtime.history import HistorySync, LoadedHistory
-from agui_fsm.runtime.interrupts import Interrupts
-from agui_fsm.runtime.messages import Message
-from agui_fsm.runtime.repository import MessageRepository, RepositoryItem
-from agui_fsm.runtime.tool_results import keep_known_results
+from agui_fsm.thread.assistant import AssistantMessages
+from agui_fsm.thread.from_agui import from_agui_messages, like_to_message
+from agui_fsm.thread.history import HistorySync, LoadedHistory
+from agui_fsm.thread.interrupts import Interrupts
+from agui_fsm.thread.messages import Message
+from agui_fsm.thread.repository import MessageRepository, RepositoryItem
+from agui_fsm.thread.tool_results import keep_known_results
 
 UNSET: Any = object()
 

@@ -18,8 +18,8 @@ from agui_fsm.aggregator import RunSnapshot
 from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
-from agui_fsm.runtime.history import HistorySync
-from agui_fsm.runtime.messages import (
+from agui_fsm.thread.history import HistorySync
+from agui_fsm.thread.messages import (
     OPTIMISTIC_PREFIX,
     Message,
     assistant_metadata,
@@ -28,7 +28,7 @@ from agui_fsm.runtime.messages import (
     status_for,
     status_name,
 )
-from agui_fsm.runtime.repository import MessageRepository
+from agui_fsm.thread.repository import MessageRepository
 
 PERSISTABLE = frozenset(
     {"complete", "incomplete_error", "incomplete_cancelled", "requires_action_interrupt"}
@@ -138,7 +138,7 @@ class AssistantMessages:
             return message_id
         if message.show_streaming(snapshot):
             # A streaming update: no edge, nothing to persist, nothing for on_status (the
-            # runtime's delta lane takes the same case: runtime/deltas.py).
+            # runtime's delta lane takes the same case: thread/deltas.py).
             self.notify()
             return message_id
         message.attach(snapshot)
@@ -216,10 +216,10 @@ def resume_if_due(message: Message, change: StatusChange) -> None:
 
 
 CLIENT.performed_by(
-    _STATUS, "runtime.assistant.AssistantMessages.insert_placeholder", "open_placeholder"
+    _STATUS, "thread.assistant.AssistantMessages.insert_placeholder", "open_placeholder"
 )
-CLIENT.performed_by(_STATUS, "runtime.assistant.AssistantMessages.set_status", "record_error")
-CLIENT.performed_by(_STATUS, "runtime.run.RunContext.adopt_server_message_id", "open_next_message")
-CLIENT.performed_by(_STATUS, "runtime.interrupts.Interrupts.clear", "clear_interrupts")
-CLIENT.performed_by(_STATUS, "runtime.core.ThreadRuntime.submit_interrupt_responses", "resume")
+CLIENT.performed_by(_STATUS, "thread.assistant.AssistantMessages.set_status", "record_error")
+CLIENT.performed_by(_STATUS, "thread.run.RunContext.adopt_server_message_id", "open_next_message")
+CLIENT.performed_by(_STATUS, "thread.interrupts.Interrupts.clear", "clear_interrupts")
+CLIENT.performed_by(_STATUS, "runtime.driver.ThreadRuntime.submit_interrupt_responses", "resume")
 CLIENT.state_only(_STATUS, "keep_outcome", "reassert_status")

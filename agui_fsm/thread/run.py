@@ -28,9 +28,9 @@ from agui_fsm.machines.table import Lifecycle
 
 if TYPE_CHECKING:
     from agui_fsm.machines.table import CompiledMachine
-    from agui_fsm.runtime.assistant import AssistantMessages
-    from agui_fsm.runtime.history import HistorySync
-    from agui_fsm.runtime.repository import MessageRepository
+    from agui_fsm.thread.assistant import AssistantMessages
+    from agui_fsm.thread.history import HistorySync
+    from agui_fsm.thread.repository import MessageRepository
 
 E = EventType
 _IGNORED = frozenset({E.STEP_STARTED, E.STEP_FINISHED, E.ACTIVITY_DELTA})
@@ -84,6 +84,8 @@ class RunHost:
     """A burst of updates is over (see ``Outlet.settle``)."""
     diagnose: Callable[[Exception, Any], None]
     run_failed: Callable[[Any, BaseException], None]
+    close_run: Callable[[Any], None]
+    """The run's stream is over (``close_run``): see ``Runs.close``."""
     hold_agent_interrupts: Callable[[list[dict[str, Any]]], None]
     import_messages_snapshot: Callable[[Sequence[Any], str | None], None]
     owner_of_tool_call: Callable[[str], str | None]
@@ -119,9 +121,9 @@ class RunContext:
         self.collided = False
         self.aborted = False
         self.finished_dispatched = False
-        self.task: Any = None  # the task streaming the run (what cancel stops)
-        self.reader: Any = None  # its RunStream, once the agent was asked
-        self.source: Any = None  # what the agent's run() returned
+        self.reader: Any = None  # its RunStream (the client pipeline) while it streams
+        self.operation = 0  # the operation streaming it
+        self.resumed = False  # a resume tool results made due (its error is only reported)
         self.index = -1
         self.life = Lifecycle(runtime.machines["run"], run_id)
         self.aggregator = RunAggregator(
@@ -283,10 +285,7 @@ class RunContext:
             life.try_take("RUN_FINISHED", self, event)
             return
         if kind == _RUN_ERROR:
-            self.finished_dispatched = True
             life.take("RUN_ERROR", self, event)
-            self.dispatch(event)
-            self.rt.run_failed(self, AgentRunError(event.message, getattr(event, "code", None)))
             return
         if kind in _IGNORED:
             return
@@ -362,17 +361,14 @@ class RunContext:
         self.aggregator.handle(event)
 
     def stream_end(self) -> None:
-        """The stream closed normally (``onRunFinalized``)."""
-        if not self.aborted:
-            self.life.try_take("stream_end", self, None)
+        """The stream closed (``onRunFinalized``; after an abort or a failure too): the
+        ``stream_end`` edge, whose ``close_run`` settles the run."""
+        self.life.take("stream_end", self, None)
 
     def fail(self, error: BaseException) -> None:
-        """The stream raised, or broke the protocol: the message ends incomplete/error."""
-        self.finished_dispatched = True
+        """The stream raised, or broke the protocol: the message ends incomplete/error
+        (``agent_error``)."""
         self.life.try_take("agent_error", self, error)
-        # A violation's status text is its message, as verifyEvents' error message is.
-        message = error.args[0] if isinstance(error, ProtocolViolation) and error.args else None
-        self.aggregator.fail(message if isinstance(message, str) else str(error))
 
 
 # -- the run table's guards and effects for the client -----------------------------------------
@@ -464,7 +460,26 @@ def show_on_message(owner: Any, change: Any) -> None:
     the interrupt in view."""
 
 
-CLIENT.performed_by(_RUN, "runtime.run.RunContext.on_event: it forwards nothing", "ignore_event")
-CLIENT.performed_by(
-    _RUN, "runtime.run.RunContext.on_event (RUN_ERROR) and RunContext.fail", "mark_error"
-)
+@CLIENT.effect(_RUN)
+def record_run_error(run: RunContext, event: Any) -> None:
+    """RUN_ERROR: the aggregator marks the message incomplete with the event's message; the
+    run fails with it (its operation raises it once the run has settled)."""
+    run.finished_dispatched = True
+    run.dispatch(event)
+    run.rt.run_failed(run, AgentRunError(event.message, getattr(event, "code", None)))
+
+
+@CLIENT.effect(_RUN)
+def fail_message(run: RunContext, error: BaseException) -> None:
+    """The agent raised, or the stream broke the protocol: the message ends incomplete with
+    the error's text (a violation's own message, as verifyEvents' error message is)."""
+    run.finished_dispatched = True
+    message = error.args[0] if isinstance(error, ProtocolViolation) and error.args else None
+    run.aggregator.fail(message if isinstance(message, str) else str(error))
+
+
+@CLIENT.effect(_RUN)
+def mark_cancelled(run: RunContext, cause: Any) -> None:
+    """The client aborted the run: the message ends incomplete/cancelled (a finished run's
+    message keeps its outcome in the spec profile: the status table decides)."""
+    run.aggregator.cancel()

@@ -28,12 +28,12 @@ from agui_fsm.aggregator.tool_results import (
     known_results,
 )
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
-from agui_fsm.runtime.assistant import AssistantMessages
-from agui_fsm.runtime.guards import check_value
-from agui_fsm.runtime.history import HistorySync
-from agui_fsm.runtime.messages import TOOL_MACHINE, Message, new_status_life, status_for
-from agui_fsm.runtime.pending import all_resolved, owner_of_tool_call, pending_tool_calls
-from agui_fsm.runtime.repository import MessageRepository
+from agui_fsm.thread.assistant import AssistantMessages
+from agui_fsm.thread.guards import check_value
+from agui_fsm.thread.history import HistorySync
+from agui_fsm.thread.messages import TOOL_MACHINE, Message, new_status_life, status_for
+from agui_fsm.thread.pending import all_resolved, owner_of_tool_call, pending_tool_calls
+from agui_fsm.thread.repository import MessageRepository
 
 
 def take_tool_edge(message: Message, call: MessageToolCall, trigger: str, cause: Any) -> Any:

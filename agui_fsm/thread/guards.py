@@ -10,7 +10,7 @@ from typing import Any
 
 from agui_fsm.errors import UsageError
 from agui_fsm.jsonwire import MAX_DOCUMENT_DEPTH, depth_problem
-from agui_fsm.runtime.messages import Message
+from agui_fsm.thread.messages import Message
 
 _ROLES = ("user", "assistant", "system")
 
