@@ -31,7 +31,8 @@ CLIENT_ACTIONS: dict[str, str] = {
     "resume": "start a run that continues the thread after results or responses",
     "set_state": "the client replaces the agent state",
     "load_history": "the thread is loaded from a history adapter",
-    "request_run": "append, reload or resume asks for a run while this run's stream is open",
+    "request_run": "a run is asked for (append, reload, resume, an interrupt's answer, the "
+    "resume tool results make due) while this run's stream is open",
     "start_run": "the client opens a run against the agent (append, reload or resume)",
     "stream_end": "the agent's event stream closed normally",
     "agent_error": "the agent's stream raised (transport error, protocol violation)",
@@ -49,6 +50,8 @@ CLIENT_ACTIONS: dict[str, str] = {
     "observe_removed": "a thread update no longer shows a tool call the executor tracks",
     "snapshot": "the aggregator's snapshot for a later event of the same stream re-asserts "
     "its own status over one the client set",
+    "thread_changed": "the thread changed (a branch switch, a cancel, a message the stream "
+    "opened after this one): its last assistant message no longer shows this item",
 }
 
 

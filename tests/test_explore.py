@@ -324,33 +324,30 @@ def test_stream_verdicts_are_a_fresh_validators_and_kept() -> None:
     assert any(expected) and len(calls) == 1
 
 
-def test_the_harness_loop_runs_until_idle_and_stops_a_runaway() -> None:
-    import asyncio
+def test_a_restored_harness_has_the_future_of_one_that_replayed_its_path() -> None:
+    """The snapshot is the whole state: after letters that end the run, wake a queued
+    operation and run a front-end tool, a restore gives the fingerprint and the
+    observations of a harness that never left the state."""
+    from agui_fsm.explore.expand import VALUE_TYPES
+    from agui_fsm.explore.snapshot import StaticObjects
 
-    from agui_fsm.explore.tasks import HarnessError, event_loop
-
-    loop = event_loop()
-    try:
-        steps = []
-
-        async def three_turns() -> None:
-            for n in range(3):
-                steps.append(n)
-                await asyncio.sleep(0)
-
-        task = loop.create_task(three_turns())
-        assert loop.run_ready(1_000) and task.done() and steps == [0, 1, 2]
-
-        async def forever() -> None:
-            while True:
-                await asyncio.sleep(0)
-
-        runaway = loop.create_task(forever())
-        assert not loop.run_ready(1_000) and not runaway.done()
-        runaway.cancel()
-        assert loop.run_ready(1_000) and runaway.cancelled()
-        loop.call_later(5, steps.clear)
-        with pytest.raises(HarnessError, match="no clock"):
-            loop.run_ready(1_000)
-    finally:
-        loop.close()
+    static = StaticObjects([list(LETTERS.values())], VALUE_TYPES)
+    prefix = letters("append", "TOOL_CALL_CHUNK(tc1)", "append")
+    harness = Harness()
+    for letter in prefix:
+        harness.step(letter)
+    assert harness.runtime.queued_runs == 1
+    saved = harness.save(static)
+    here = harness.fingerprint()
+    for letter in letters("stream_end", "RUN_FINISHED", "cancel", "add_tool_result(tc1)"):
+        if harness.applicable(letter):
+            harness.step(letter)
+    assert harness.fingerprint() != here
+    harness.restore(saved)
+    assert harness.fingerprint() == here
+    replayed = Harness()
+    for letter in prefix:
+        replayed.step(letter)
+    for letter in letters("stream_end", "MESSAGES_SNAPSHOT"):
+        assert harness.step(letter)[2] == replayed.step(letter)[2]
+        assert harness.fingerprint() == replayed.fingerprint()

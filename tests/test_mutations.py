@@ -20,7 +20,7 @@ from agui_fsm.explore import (
 from agui_fsm.invariants import ALL_INVARIANTS, InvariantViolation
 from agui_fsm.runtime import Message
 from agui_fsm.thread.interrupts import Interrupts
-from agui_fsm.runtime.runs import Runs
+from agui_fsm.thread.runs import Runs
 
 # The spec profile (the default) holds every invariant, so a failure here is the mutation's.
 INVARIANTS = ALL_INVARIANTS
@@ -39,11 +39,12 @@ HYPOTHESIS = settings(
 
 
 def resume_while_draining(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def drain_now(self: Runs) -> None:  # no "unless a run is streaming"
+    def drain_now(self: Runs, op, refusal=None) -> None:  # no "unless a run is streaming"
         if self.resume_due is None:
+            self.finish(op)
             return
         message_id, self.resume_due = self.resume_due, None
-        await self.start_resume(message_id)
+        self.start_resume(op, message_id)
 
     monkeypatch.setattr(Runs, "drain_resume", drain_now)
 

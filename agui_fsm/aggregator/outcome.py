@@ -95,12 +95,18 @@ class StatusChange:
 
     __slots__ = (
         "dest",
+        "error",
         "exposes_interrupts",
         "imported",
         "keeps_run_message",
+        "owner",
+        "parent_id",
         "report",
         "reports",
+        "responses",
+        "resume",
         "resume_due",
+        "settled_calls",
         "shows_live_run",
         "starts_new_message",
     )
@@ -123,6 +129,12 @@ class StatusChange:
         self.resume_due = False
         self.keeps_run_message = False
         self.dest: str | None = None
+        self.error: Any = None  # the error text an incomplete_error status shows
+        self.owner: Any = None  # the thread's assistant messages, for an edge that writes them
+        self.parent_id: str | None = None  # where a placeholder goes
+        self.responses: Any = None  # the answers of submit_interrupt_responses
+        self.resume: Any = None  # the resume array the answers make
+        self.settled_calls: list[str] = []  # the tool calls whose approval the answers settled
 
 
 _STATUS = "message_status"

@@ -225,8 +225,3 @@ def redraw_surface(owner: ToolApps, store: PartStore, tool: ToolCallState, event
 def withdraw_surface(owner: ToolApps, store: PartStore, tool: ToolCallState, event: Any) -> None:
     store.order.remove(tool)
     del store.tools[tool.tool_call_id]
-
-
-# The message's clear_interrupts (message_status) writes the decision on every approval the
-# responses name, then takes this edge of each call it settled.
-CLIENT.performed_by(_TOOL, "runtime.interrupts.Interrupts.clear", "settle_approval")

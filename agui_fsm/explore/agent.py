@@ -1,17 +1,14 @@
-"""The scripted agent: each run's stream yields exactly what the harness pushes."""
+"""The scripted agent: each run's stream stays open for the harness to feed, one letter at
+a time (a :class:`~agui_fsm.runtime.sync.Parked` stream of the synchronous driver)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections import deque
 from typing import Any
 
 from agui_fsm.explore.letters import RUN_STARTED, copy_json
 from agui_fsm.invariants import RunRecord
-
-END_OF_STREAM = object()
-RAISE_IN_STREAM = object()
+from agui_fsm.runtime.sync import Parked
 
 
 class ScriptedAgentError(RuntimeError):
@@ -19,77 +16,48 @@ class ScriptedAgentError(RuntimeError):
 
 
 class ScriptedStream:
-    """One run's event stream: yields what the harness pushes, one item at a time."""
+    """One run's event stream, as the harness drives it: the events it was fed (for the
+    validator), whether it is still open, and what the run looked like when it began."""
 
-    # The future the run's consumer awaits right now belongs to its suspended frame, not
-    # to the stream's state: a checkpoint leaves it as it is (agui_fsm.explore.checkpoint).
-    __checkpoint_live__ = ("waiter",)
+    __slots__ = (
+        "auto_started",
+        "events",
+        "final",
+        "ids_at_start",
+        "index",
+        "overlapped",
+        "run_id",
+        "view",
+    )
 
-    def __init__(self, index: int, context: Any) -> None:
+    def __init__(self, index: int, run_id: str, view: Any) -> None:
         self.index = index
-        self.context = context
-        self.events: list[dict[str, Any]] = []  # what was pushed, for the validator
-        self.items: deque[Any] = deque()
-        self.waiter: asyncio.Future | None = None
-        self.open = True
+        self.run_id = run_id
+        self.view = view  # the core's RunView of this stream's run
+        self.events: list[dict[str, Any]] = []
         self.overlapped = False
         self.ids_at_start: frozenset[str] = frozenset()
         self.auto_started = False
         self.final: RunRecord | None = None  # the record, once the run has settled
 
-    @property
-    def ready(self) -> bool:
-        """Open and parked waiting for the next item."""
-        waiter = self.waiter
-        return self.open and waiter is not None and not waiter.done() and not self.items
-
-    def push(self, item: Any) -> None:
-        self.items.append(item)
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_result(None)
-
-    def __aiter__(self) -> ScriptedStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        while self.open and not self.items:
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
-        if not self.open:
-            raise StopAsyncIteration
-        item = self.items.popleft()
-        if item is END_OF_STREAM:
-            self.open = False
-            raise StopAsyncIteration
-        if item is RAISE_IN_STREAM:
-            self.open = False
-            raise ScriptedAgentError("the agent's stream raised")
-        return item
-
-    async def aclose(self) -> None:
-        self.open = False
-
-    def settle(self) -> None:
+    def settle(self, open_: bool) -> None:
         """Keep only the record of a closed stream whose run has settled (no longer the
-        runtime's active run): a settled run is never read again, so its record is final,
-        and the run's objects (its pipeline, its validator, its aggregator) are then no
-        longer reachable from the harness for a checkpoint to walk."""
-        self.final = self.record()
-        self.context = None
+        core's active run): a settled run is never read again, so its record is final, and
+        the run's objects (its pipeline, its validator, its aggregator) are then no longer
+        reachable from the harness for a snapshot to walk."""
+        self.final = self.record(open_)
+        self.view = None
 
-    def record(self) -> RunRecord:
+    def record(self, open_: bool) -> RunRecord:
         if self.final is not None:
             return self.final
-        view = self.context  # the runtime's RunView of this stream's run
+        view = self.view
         if view is None:
-            return RunRecord(self.index, "idle", self.open, self.overlapped)
+            return RunRecord(self.index, "idle", open_, self.overlapped)
         return RunRecord(
             index=self.index,
             state=view.state,
-            stream_open=self.open,
+            stream_open=open_,
             overlapped=self.overlapped,
             assistant_id=view.assistant_id,
             server_id=view.last_text_message_id or view.server_message_id,
@@ -99,32 +67,31 @@ class ScriptedStream:
 
 
 class ScriptedAgent:
-    """The agent: ``run(input)`` opens a :class:`ScriptedStream` the harness drives.
-    ``runtime`` is the runtime it serves (set once the runtime is built); ``streams``
-    every stream opened, in order."""
+    """The agent: ``run(input)`` opens a :class:`ScriptedStream` the harness feeds.
+    ``runtime`` is the driver it serves (set once it is built); ``streams`` every stream
+    opened, in order."""
 
     def __init__(self, run_started_first: bool = True) -> None:
         self.run_started_first = run_started_first
         self.runtime: Any = None
         self.streams: list[ScriptedStream] = []
-        self.inputs: list[dict[str, Any]] = []
 
-    def run(self, run_input: dict[str, Any]) -> ScriptedStream:
-        self.inputs.append(run_input)
+    def run(self, run_input: dict[str, Any]) -> Parked:
         runtime = self.runtime
-        stream = ScriptedStream(len(self.streams), runtime.active_run)
-        stream.overlapped = any(s.open for s in self.streams)
-        own = stream.context.assistant_id if stream.context else None  # an eager placeholder
+        view = runtime.active_run
+        stream = ScriptedStream(len(self.streams), run_input["runId"], view)
+        stream.overlapped = any(s.run_id in runtime.parked for s in self.streams)
+        own = view.assistant_id if view else None  # an eager placeholder
         stream.ids_at_start = frozenset(m.id for m in runtime.messages if m.id != own)
         self.streams.append(stream)
-        if self.run_started_first:
-            # Every well-behaved agent opens with RUN_STARTED; sending it for the agent
-            # saves the explorer a letter per run (out-of-order first events stay reachable
-            # with run_started_first=False).
-            stream.auto_started = True
-            stream.events.append(RUN_STARTED.payload)
-            stream.push(copy_json(RUN_STARTED.payload))
-        return stream
+        if not self.run_started_first:
+            return Parked()
+        # Every well-behaved agent opens with RUN_STARTED; sending it for the agent saves
+        # the explorer a letter per run (out-of-order first events stay reachable with
+        # run_started_first=False).
+        stream.auto_started = True
+        stream.events.append(RUN_STARTED.payload)
+        return Parked([copy_json(RUN_STARTED.payload)])
 
 
 class MemoryHistory:

@@ -7,12 +7,9 @@ given, in order: states next to each other in a level of the search share most o
 path, so the harness is saved (:meth:`Harness.save`) at each state on the way that the next
 path also passes, restored to the deepest one the next path shares, and stepped from there.
 At the state itself every applicable letter is stepped, checked and fingerprinted, and the
-harness restored to the state after each one.
-
-A restore is refused when a task that waited at the saved state has moved on (a letter
-ended the run the saved state was streaming, say); the expander then tries the saved states
-above it, and rebuilds from the empty thread when none is left. Whatever the route, the
-harness reaches a state by the same letters, so what it checks does not depend on the route.
+harness restored to the state after each one. The harness is data (a thread core and its
+synchronous driver), so a restore always succeeds: whatever the route, the harness reaches a
+state by the same letters, so what it checks does not depend on the route.
 """
 
 from __future__ import annotations
@@ -22,11 +19,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agui_fsm.explore.checkpoint import StaticObjects
-from agui_fsm.explore.harness import Harness, HarnessError, SavedState, StreamVerdicts
+from agui_fsm.explore.harness import Harness, HarnessError, StreamVerdicts
 from agui_fsm.explore.letters import Letter
 from agui_fsm.explore.observe import digest
-from agui_fsm.explore.tasks import event_loop
+from agui_fsm.explore.snapshot import Snapshot, StaticObjects
 from agui_fsm.invariants import Invariant, Observation, Problem, RunRecord, Step, check_step
 from agui_fsm.machines.plans import BoundMachine, Driver
 from agui_fsm.machines.table import CompiledMachine
@@ -59,11 +55,10 @@ class Expander:
         self.letters = list(letters)
         self.invariants = invariants
         self.options = options
-        self.loop = event_loop()
         self.harness: Harness | None = None
         self.static: StaticObjects | None = None
         # The saved states along the harness's current path, root first.
-        self.saved: list[tuple[tuple[int, ...], SavedState]] = []
+        self.saved: list[tuple[tuple[int, ...], Snapshot]] = []
         self.position: tuple[int, ...] | None = None  # where the harness is, when known
 
     def root_digest(self) -> bytes:
@@ -100,7 +95,6 @@ class Expander:
         if self.harness is not None:
             self.harness.close()
             self.harness = None
-        self.loop.close()
 
     # -- walking ------------------------------------------------------------------------------
 
@@ -109,27 +103,25 @@ class Expander:
         if self.harness is not None:
             verdicts = self.harness.verdicts
             self.harness.close()
-        self.harness = Harness(loop=self.loop, verdicts=verdicts, **self.options)
+        self.harness = Harness(verdicts=verdicts, **self.options)
         if self.static is None:
             self.static = StaticObjects([self.letters], VALUE_TYPES)
         self.saved = [((), self.harness.save(self.static))]
         self.position = ()
 
-    def _go(self, path: tuple[int, ...], keep: int) -> SavedState:
+    def _go(self, path: tuple[int, ...], keep: int) -> Snapshot:
         """Put the harness at ``path``, saving the states on the way whose path is at most
         ``keep`` letters long (the next path passes them) and the state itself."""
         while self.saved and path[: len(self.saved[-1][0])] != self.saved[-1][0]:
             self.saved.pop()
-        while self.saved and self.position != self.saved[-1][0]:
-            assert self.harness is not None
-            if self.harness.restore(self.saved[-1][1]):
-                self.position = self.saved[-1][0]
-            else:
-                self.saved.pop()
         if not self.saved:
             self._fresh()
         harness = self.harness
-        assert harness is not None and self.position is not None
+        assert harness is not None
+        if self.position != self.saved[-1][0]:
+            harness.restore(self.saved[-1][1])
+            self.position = self.saved[-1][0]
+        assert self.position is not None
         for depth in range(len(self.position), len(path)):
             harness.step(self.letters[path[depth]])
             self.position = path[: depth + 1]
@@ -145,19 +137,14 @@ class Expander:
         edges = []
         for index in applicable:
             if self.position != path:
-                if harness.restore(saved):
-                    self.position = path
-                else:
-                    self.saved.pop()
-                    saved = self._go(path, keep)
-                    harness = self.harness
-                    assert harness is not None
+                harness.restore(saved)
+                self.position = path
             self.position = None
             try:
                 before, step, after = harness.step(self.letters[index])
             except HarnessError as exc:
                 edges.append(Edge(index, b"", (Problem("quiescence", str(exc)),)))
-                self._fresh()  # a hung runtime is no place to go on from
+                self._fresh()  # a runaway thread is no place to go on from
                 break
             problems = tuple(check_step(before, after, step, self.invariants))
             reached = digest(harness.fingerprint())

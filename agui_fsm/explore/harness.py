@@ -1,25 +1,27 @@
-"""The harness: a runtime against the scripted agent, stepped one letter at a time."""
+"""The harness: a thread core, driven synchronously against the scripted agent, stepped one
+letter at a time.
+
+The thread is a :class:`~agui_fsm.runtime.SyncThreadRuntime`: the core with a driver that
+keeps the work its commands schedule as data and does it first in, first out, as asyncio
+runs the tasks :class:`~agui_fsm.runtime.ThreadRuntime` creates for the same commands. A
+run's stream stays open (a parked stream) until a letter feeds it an event, ends it or
+makes it raise; an action starts the core's operation, which may still wait for a run when
+the step ends. After each letter the driver runs until nothing is left to do: the state is
+then all data (the core, the driver's parked streams, the scripted streams), which
+:meth:`Harness.save` copies and :meth:`Harness.restore` puts back.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from agui_fsm.errors import ProtocolViolation
-from agui_fsm.explore.agent import (
-    END_OF_STREAM,
-    RAISE_IN_STREAM,
-    MemoryHistory,
-    ScriptedAgent,
-    ScriptedStream,
-)
-from agui_fsm.explore.checkpoint import StaticObjects
+from agui_fsm.errors import AguiFsmError, ProtocolViolation
+from agui_fsm.explore.agent import MemoryHistory, ScriptedAgent, ScriptedAgentError, ScriptedStream
 from agui_fsm.explore.letters import FRONT_END_TOOL, Letter, copy_json, front_end_tool
 from agui_fsm.explore.observe import fingerprint, observe_runtime
-from agui_fsm.explore.saved import SavedState, restore, save
-from agui_fsm.explore.tasks import HarnessError, HarnessLoop, event_loop, waiting_operations
+from agui_fsm.explore.snapshot import Snapshot, StaticObjects
 from agui_fsm.invariants import (
     ALL_INVARIANTS,
     Invariant,
@@ -30,13 +32,24 @@ from agui_fsm.invariants import (
     next_client_results,
     next_model_state,
 )
-from agui_fsm.runtime import ThreadRuntime
+from agui_fsm.runtime.sync import Runaway, SyncThreadRuntime
 from agui_fsm.thread.pipeline import is_error
+from agui_fsm.thread.runs import DONE, Operation
+
+#: How much work one letter may set off before the thread is called runaway (a resume that
+#: makes a resume due that ..., say): far more than any letter of the alphabets needs.
+MAX_WORK = 10_000
+
+
+class HarnessError(AguiFsmError):
+    """The thread did not become quiescent after a letter."""
 
 
 class _Ids:
-    """The runtime's id factory: ``gen-1``, ``gen-2``, ... (a plain counter, so that a
-    checkpoint saves its position)."""
+    """The thread's id factory: ``gen-1``, ``gen-2``, ... (a plain counter, so that a
+    snapshot saves its position)."""
+
+    __slots__ = ("issued",)
 
     def __init__(self) -> None:
         self.issued = 0
@@ -55,24 +68,20 @@ def validator_factory() -> Callable[[], Any] | None:
 
 
 class Harness:
-    """A runtime, a scripted agent, and the invariants' model, stepped one letter at a time.
+    """A thread, a scripted agent, and the invariants' model, stepped one letter at a time.
 
-    ``runtime_factory(agent, **options)`` builds the runtime (default
-    :class:`ThreadRuntime`); ``history`` attaches an in-memory adapter whose ``load``
-    returns those AG-UI messages (the ``load_history`` action). ``validator`` (a factory,
-    True for the package's own, None for none) checks each stream independently of the
-    runtime; ``verdicts`` shares what one checked (a :class:`StreamVerdicts`) between
-    harnesses.
+    ``history`` attaches an in-memory adapter whose ``load`` returns those AG-UI messages
+    (the ``load_history`` action). ``validator`` (a factory, True for the package's own,
+    None for none) checks each stream independently of the thread; ``verdicts`` shares
+    what one checked (a :class:`StreamVerdicts`) between harnesses.
     """
 
     def __init__(
         self,
         *,
-        loop: HarnessLoop | None = None,
         auto_cancel_pending_tool_calls: bool = True,
         show_thinking: bool = True,
         history: list[dict[str, Any]] | None = None,
-        runtime_factory: Callable[..., Any] = ThreadRuntime,
         validator: Callable[[], Any] | bool | None = True,
         run_started_first: bool = True,
         profile: str = "spec",
@@ -80,14 +89,11 @@ class Harness:
         lenient: bool = False,
         verdicts: StreamVerdicts | None = None,
     ) -> None:
-        # In lenient mode the runtime records violations instead of failing runs, so
+        # In lenient mode the thread records violations instead of failing runs, so
         # invariant 8 (about the default mode) is not asked.
         self.lenient = lenient
         self.run_started_first = run_started_first
-        self.own_loop = loop is None
-        self.loop = loop or event_loop()
-        # The tasks of the operations started (by their letter), and of runs streamed on.
-        self.tasks: dict[asyncio.Task, Letter | None] = {}
+        self.operations: list[Operation] = []  # the operations letters started, going on
         self.log: list[tuple[Letter, int | None]] = []
         self.late_errors: list[BaseException] = []
         factory = validator_factory() if validator is True else (validator or None)
@@ -100,7 +106,7 @@ class Harness:
             extra["profile"] = profile
         if queue_policy is not None:
             extra["queue_policy"] = queue_policy
-        self.runtime = runtime_factory(
+        self.runtime = SyncThreadRuntime(
             self.agent,
             auto_cancel_pending_tool_calls=auto_cancel_pending_tool_calls,
             show_thinking=show_thinking,
@@ -118,19 +124,18 @@ class Harness:
     @property
     def stream(self) -> ScriptedStream | None:
         """The newest open stream (events go there), else the newest one."""
+        parked = self.runtime.parked
         for stream in reversed(self.streams):
-            if stream.open:
+            if stream.run_id in parked:
                 return stream
         return self.streams[-1] if self.streams else None
 
-    @property
-    def stream_ready(self) -> bool:
-        stream = self.stream
-        return stream is not None and stream.ready
+    def is_open(self, stream: ScriptedStream) -> bool:
+        return stream.run_id in self.runtime.parked
 
     def applicable(self, letter: Letter) -> bool:
-        """Events and stream letters need a run parked on its stream; actions always apply."""
-        return letter.kind == "action" or self.stream_ready
+        """Events and stream letters need an open stream; actions always apply."""
+        return letter.kind == "action" or bool(self.runtime.parked)
 
     def observe(self, model_state: Any, client_results: dict[str, Any]) -> Observation:
         return observe_runtime(self.runtime, self.streams, model_state, client_results)
@@ -139,15 +144,18 @@ class Harness:
         """A canonical key of everything the future can depend on (see
         :func:`agui_fsm.explore.observe.fingerprint`); ``observed_only``: of what the
         invariants observe."""
+        stream = self.stream
+        open_stream = stream if stream is not None and self.is_open(stream) else None
         waiting = None if observed_only else self.waiting()
-        return fingerprint(self.observation, self.stream, self.runtime, waiting)
+        return fingerprint(self.observation, open_stream, self.runtime, waiting)
 
     def waiting(self) -> list[list[Any]]:
-        """The operations waiting for their turn (see
-        :func:`~agui_fsm.explore.tasks.waiting_operations`)."""
-        if not self.runtime.queued_runs:
-            return []  # quiescent: every task not in the run queue is streaming a run
-        return waiting_operations(self.loop, self.tasks, _NEXT_ITEM)
+        """The core's operations that are not finished (waiting in the queue, or for the
+        run they stream), with what they will go on with."""
+        return [
+            [op.kind, op.step, op.phase, op.first_run, op.run_id, copy_json(_payload(op))]
+            for op in self.runtime.core.runs.operations.values()
+        ]
 
     # -- stepping -------------------------------------------------------------------------
 
@@ -168,31 +176,30 @@ class Harness:
         if not self.applicable(letter):
             raise ValueError(f"{letter.key} needs an open stream")
         stream = self.stream
-        run_index = stream.index if stream is not None and stream.open else None
+        open_stream = stream is not None and self.is_open(stream)
+        run_index = stream.index if open_stream else None
         self.log.append((letter, run_index))
         error: BaseException | None = None
         validator_errors = None
+        runtime = self.runtime
         if letter.kind == "event":
             stream.events.append(letter.payload)
             if check:
                 validator_errors = self._validate(stream)
-            stream.push(copy_json(letter.payload))
-            self.quiesce()
+            self._quiet(runtime.feed, stream.run_id, copy_json(letter.payload))
         elif letter.kind == "stream":
-            stream.push(END_OF_STREAM if letter.name == "stream_end" else RAISE_IN_STREAM)
-            self.quiesce()
+            if letter.name == "stream_end":
+                self._quiet(runtime.end_stream, stream.run_id)
+            else:
+                failure = ScriptedAgentError("the agent's stream raised")
+                self._quiet(runtime.fail_stream, stream.run_id, failure)
         else:
-            task = self.perform(letter)
-            self.quiesce()
-            if isinstance(task, BaseException):
-                error = task
-            elif task is not None and task.done() and not task.cancelled():
-                error = task.exception()
+            error = self.perform(letter)
         self._collect()
-        active = self.runtime.active_run
+        active = runtime.core.active_run
         for closed in self.streams:
-            if not closed.open and closed.final is None and closed.context != active:
-                closed.settle()
+            if closed.final is None and not self.is_open(closed) and closed.view != active:
+                closed.settle(False)
         return Step(
             letter.kind,
             letter.name,
@@ -209,83 +216,73 @@ class Harness:
             return None
         return self.verdicts.last(stream.events)
 
-    def perform(self, letter: Letter) -> asyncio.Task | BaseException | None:
-        """Start ``letter``'s operation: its task, or what ``set_state`` raised (None)."""
-        rt, p = self.runtime, letter.payload
-        if letter.name == "set_state":
-            try:
-                rt.set_state(p["state"])
-            except Exception as exc:  # noqa: BLE001 - recorded as the step's error
-                return exc
+    def perform(self, letter: Letter) -> BaseException | None:
+        """Start ``letter``'s operation and run until quiescent: what it raised (at once, or
+        once finished within the step), else None."""
+        core, p = self.runtime.core, letter.payload
+        try:
+            if letter.name == "set_state":
+                core.set_state(p["state"])
+                op = None
+            elif letter.name == "cancel":
+                core.cancel()
+                op = None
+            else:
+                op = {
+                    "append": lambda: core.append(p["text"]),
+                    "reload": lambda: core.reload(p.get("messageId")),
+                    "resume": lambda: core.resume(),
+                    "add_tool_result": lambda: core.add_tool_result(p["toolCallId"], p["result"]),
+                    "submit_interrupt_responses": lambda: core.submit_interrupt_responses(
+                        p["responses"]
+                    ),
+                    "load_history": lambda: core.load_history(),
+                }[letter.name]()
+        except Exception as exc:  # noqa: BLE001 - recorded as the step's error
+            self._quiet(self.runtime.run_until_idle)
+            return exc
+        self._quiet(self.runtime.run_until_idle)
+        if op is None:
             return None
-        coro = {
-            "append": lambda: rt.append(p["text"]),
-            "reload": lambda: rt.reload(p.get("messageId")),
-            "resume": lambda: rt.resume(),
-            "cancel": lambda: rt.cancel(),
-            "add_tool_result": lambda: rt.add_tool_result(p["toolCallId"], p["result"]),
-            "submit_interrupt_responses": lambda: rt.submit_interrupt_responses(p["responses"]),
-            "load_history": lambda: rt.load_history(),
-        }[letter.name]()
-        task = self.loop.create_task(coro)
-        self.tasks[task] = letter
-        return task
+        if op.phase == DONE:
+            return op.error
+        self.operations.append(op)
+        return None
 
     def _collect(self) -> None:
-        for task in [t for t in self.tasks if t.done()]:
-            del self.tasks[task]
-            if not task.cancelled() and task.exception() is not None:
-                self.late_errors.append(task.exception())
+        """Errors of the operations earlier letters started that finished since."""
+        going_on = []
+        for op in self.operations:
+            if op.phase != DONE:
+                going_on.append(op)
+            elif op.error is not None:
+                self.late_errors.append(op.error)
+        self.operations[:] = going_on
 
-    def quiesce(self) -> None:
-        """Run the loop until nothing is ready to run; then every task must wait on a
-        parked stream or in the run queue (the loop has no clock and no I/O, so nothing
-        else could wake it)."""
-        if not self.loop.run_ready():
-            raise HarnessError("the runtime did not become quiescent")
-        pending = sum(not t.done() for t in self.tasks)
-        executor = self.runtime.tool_executor
-        if executor is not None and executor.busy:  # a tool runs, or an update is due
-            pending += max(1, executor.pending)
-        if not pending:
-            return
-        # Quiet when every open stream is parked and each pending operation is the run
-        # waiting on one of them, or an operation queued behind that run.
-        parked = self.runtime.queued_runs
-        for stream in self.streams:
-            if stream.open:
-                if not stream.ready:
-                    break
-                parked += 1
-        else:
-            if pending <= parked:
-                return
-        raise HarnessError("the runtime did not become quiescent")
+    def _quiet(self, action: Callable[..., Any], *args: Any) -> None:
+        """Do ``action``; the thread must then be quiescent within :data:`MAX_WORK` items."""
+        runtime = self.runtime
+        runtime.work_limit = MAX_WORK
+        try:
+            action(*args)
+        except (RecursionError, Runaway) as exc:
+            raise HarnessError("the thread did not become quiescent") from exc
+        finally:
+            runtime.work_limit = None
 
     # -- saving and restoring ---------------------------------------------------------------
 
-    def save(self, static: StaticObjects | None = None) -> SavedState:
-        """The harness as it is now (quiescent), to :meth:`restore` after later steps
-        (see :mod:`agui_fsm.explore.saved`)."""
-        return save(self, static)
+    def save(self, static: StaticObjects | None = None) -> Snapshot:
+        """The harness as it is now (quiescent), to :meth:`restore` after later steps."""
+        return Snapshot(self, static)
 
-    def restore(self, saved: SavedState) -> bool:
-        """Back to ``saved``; False when that is not possible (see
-        :func:`agui_fsm.explore.saved.restore`)."""
-        return restore(self, saved)
+    def restore(self, saved: Snapshot) -> bool:
+        """Back to ``saved`` (always possible: the state is data)."""
+        saved.restore()
+        return True
 
     def close(self) -> None:
-        """Cancel what still runs; close the loop if the harness made it."""
-        executor = self.runtime.tool_executor
-        pending = [t for t in self.tasks if not t.done()]
-        pending += executor.cancel() if executor is not None else []
-        for task in pending:
-            task.cancel()
-        if pending:
-            self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-        self.tasks = {}
-        if self.own_loop:
-            self.loop.close()
+        """Nothing runs between letters: nothing to stop."""
 
     def __enter__(self) -> Harness:
         return self
@@ -294,7 +291,14 @@ class Harness:
         self.close()
 
 
-_NEXT_ITEM = ScriptedStream.__anext__.__code__
+def _payload(op: Operation) -> Any:
+    """What a waiting operation goes on with, as plain data."""
+    payload = op.payload
+    if isinstance(payload, tuple):
+        return [p if not hasattr(p, "to_dict") else p.to_dict() for p in payload]
+    if isinstance(payload, BaseException):
+        return repr(payload)
+    return payload
 
 
 class StreamVerdicts:
@@ -304,7 +308,7 @@ class StreamVerdicts:
     The verdict is a function of the stream's events alone, and each event is a letter's
     payload (or the agent's RUN_STARTED), so it is kept by the events' identities and
     computed once per distinct stream, by a fresh validator over its events, however many
-    states share the stream. Nothing of it belongs to a harness's state: a checkpoint
+    states share the stream. Nothing of it belongs to a harness's state: a snapshot
     leaves it alone (``agui_fsm.explore.expand.VALUE_TYPES``)."""
 
     def __init__(self, factory: Callable[[], Any], limit: int = 500_000) -> None:

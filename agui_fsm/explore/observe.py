@@ -50,9 +50,11 @@ def observe_runtime(
         if interrupts:
             entry["interrupts"] = copy_json(interrupts)
         messages.append(entry)
-    runs = tuple(s.record() for s in streams)
+    parked = rt.parked
+    runs = tuple(s.record(s.run_id in parked) for s in streams)
+    repo = rt.core.repo
     known = {m["id"] for m in messages}
-    known.update(r.server_id for r in runs if r.server_id and rt.repo.has(r.server_id))
+    known.update(r.server_id for r in runs if r.server_id and repo.has(r.server_id))
     return Observation(
         messages=tuple(messages),
         state=copy_json(rt.state),
@@ -68,7 +70,7 @@ def observe_runtime(
         client_results=client_results,
         executions=tuple(
             (e.tool_call_id, e.tool_name)
-            for e in (rt.tool_executor.executions if rt.tool_executor else ())
+            for e in (rt.tool_tracker.executions if rt.tool_tracker else ())
         ),
     )
 
@@ -106,8 +108,8 @@ def fingerprint(
     (tests/test_explore_states.py).
     """
     active = None
-    if stream is not None and stream.open:
-        view = stream.context
+    if stream is not None and stream.view is not None:
+        view = stream.view
         active = [
             view.state,
             view.assistant_id,
@@ -131,15 +133,15 @@ def fingerprint(
         runtime.agent_interrupts,
         sorted(f"{k}:{v}" for k, v in runtime.interrupt_states.items()),
         list(obs.executions),
-        # The executor's calls of tool "fe" (calls of "f" are inert: never run).
-        sorted(item for item in runtime.tool_executor.states().items() if item[1] != "unowned")
-        if runtime.tool_executor is not None
+        # The tracker's calls of tool "fe" (calls of "f" are inert: never run).
+        sorted(item for item in runtime.tool_tracker.states().items() if item[1] != "unowned")
+        if runtime.tool_tracker is not None
         else [],
     ]
     data: list[Any] = [observed]
     if waiting is not None:
         visible = {m["id"] for m in obs.messages}
-        stored = runtime.repo
+        stored = runtime.core.repo
         branches = (
             [item for item in runtime.export()[1] if item.message.id not in visible]
             if sum(map(stored.has, visible)) < len(stored)  # a stored message not shown

@@ -34,6 +34,13 @@ _INDIRECT: dict[str, Callable[[], list[Letter]]] = {
         *EVENT_BUILDERS["TEXT_MESSAGE_CONTENT"](),
         *EVENT_BUILDERS["TOOL_CALL_ARGS"](),
     ],
+    # The thread moves past a shown interrupt: a cancel, a message the stream opens after
+    # it, a reload of an earlier message.
+    "thread_changed": lambda: [
+        *ACTIONS["cancel"](),
+        *EVENT_BUILDERS["TEXT_MESSAGE_CONTENT"](),
+        *ACTIONS["reload"](),
+    ],
     **TOOL_OBSERVATIONS,
 }
 

@@ -1,8 +1,9 @@
 """Interrupt lifecycle, one per interrupt id: raised by RUN_FINISHED, answered by the client.
 
-An interrupt is pending while the last assistant message of the visible branch
-requires action for it (status ``requires-action``/``interrupt`` with the
-interrupt in ``metadata.custom.agui.interrupts``). A pending interrupt blocks
+The machines are the thread's one record of what is pending: an interrupt is pending
+while its machine is, and the machines follow the thread (the last assistant message of
+the visible branch shows its open interrupts, status ``requires-action``/``interrupt`` with
+the interrupts in ``metadata.custom.agui.interrupts``). A pending interrupt blocks
 append, reload and resume (``InterruptPendingError``) until
 ``submit_interrupt_responses`` answers every open interrupt (``steer_away``
 answers the unanswered ones with ``cancelled``; a tool approval answers its gate).
@@ -10,8 +11,18 @@ answers the unanswered ones with ``cancelled``; a tool approval answers its gate
 
 from agui_fsm.machines.table import MachineTable, edge
 
-# What moves the thread past a pending interrupt without an answer.
-SUPERSEDING = ("MESSAGES_SNAPSHOT", "RUN_STARTED", "import_snapshot", "RUN_ERROR", "agent_error")
+# What moves the thread past a pending interrupt without an answer: a snapshot or loaded
+# history that no longer shows it, a failed run, or any other change of the thread after
+# which its last assistant message no longer shows it (thread_changed: a branch switch, a
+# cancel that ends the message, a new message the stream opened after it).
+SUPERSEDING = (
+    "MESSAGES_SNAPSHOT",
+    "RUN_STARTED",
+    "import_snapshot",
+    "RUN_ERROR",
+    "agent_error",
+    "thread_changed",
+)
 
 INTERRUPT = MachineTable(
     name="interrupt",

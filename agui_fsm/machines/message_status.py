@@ -69,8 +69,10 @@ MESSAGE_STATUS = MachineTable(
             "incomplete_cancelled",
             profile="reference",
         ),
+        # The run's RUN_FINISHED already decided the status: cancelling only closes the
+        # stream (the interrupt stays shown and answerable).
         *(
-            edge("cancel", state, state, do="keep_outcome", profile="spec")
+            edge("cancel", state, state, profile="spec")
             for state in (*REQUIRES_ACTION, "complete")
         ),
         *(
@@ -79,7 +81,6 @@ MESSAGE_STATUS = MachineTable(
                 ("running", *REQUIRES_ACTION, *INCOMPLETE),
                 "complete",
                 when="starts_new_message",
-                do="open_next_message",
             )
             for trigger in ("TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
         ),
@@ -103,15 +104,16 @@ MESSAGE_STATUS = MachineTable(
             when="all_tool_calls_resolved",
         ),
         edge("auto_cancel", "requires_action_tool_calls", "complete"),
-        # A snapshot that re-asserts the aggregator's status takes its reports_* edge before
-        # any other (candidates are tried in declaration order).
+        # A later event of the same stream that re-asserts the aggregator's status over the
+        # client's change takes its reports_* edge before any other (candidates are tried in
+        # declaration order).
         *(
             edge(
                 "snapshot",
                 tuple(s for s in STATES if s != state),
                 state,
                 when=f"reports_{state}",
-                do="reassert_status",
+                do="record_error" if state == "incomplete_error" else (),
             )
             for state in STATES
         ),
@@ -151,7 +153,7 @@ MESSAGE_STATUS = MachineTable(
         "resolve every tool call of the message",
         "all_tool_calls_resolved": "every tool call of the message now has a result",
         "starts_new_message": "a text event names a messageId other than the run's last one: "
-        "the run goes on in a new assistant message",
+        "this message completes and the run goes on in a new one under it",
         "shows_live_run": "a loaded history brings a message under the id of the one that "
         "shows the latest run's parts (the run may still be streaming into it)",
         **{
@@ -162,23 +164,18 @@ MESSAGE_STATUS = MachineTable(
         },
     },
     effects={
-        "open_placeholder": "the run's optimistic assistant placeholder starts running",
+        "open_placeholder": "the run's optimistic assistant placeholder goes into the thread "
+        "under its parent, on the visible branch, and starts running",
         "expose_interrupts": "store the interrupts in metadata.custom.agui.interrupts and "
         "expose them as pending",
         "resume_if_due": "start the resume run now, or defer it until the current run returns",
         "record_error": "put the error message on the status",
-        "open_next_message": "complete this message; the run's next events go to a new "
-        "placeholder whose parent is this message",
         "clear_interrupts": "drop metadata.custom.agui.interrupts and settle the tool "
         "approvals named by the responses",
-        "resume": "start a resume run carrying the responses",
+        "resume": "the responses become the resume array of the run the answer starts",
         "keep_run_message": "the thread keeps the run's message (its content, tool calls "
         "and status follow the stream), in the history's place: the history's copy is older, "
         "and a result the client then adds on a call the stream resolved is kept (the "
         "reference shows the copy until the stream's next event re-asserts the run's)",
-        "keep_outcome": "the run's RUN_FINISHED already decided the status: cancelling "
-        "only closes the stream (the interrupt stays shown and answerable)",
-        "reassert_status": "a later event of the same stream re-asserts the aggregator's "
-        "status over the client's change",
     },
 )

@@ -166,12 +166,8 @@ TOOL_CALL = MachineTable(
             do="attach_approval",
         ),
         # The approval's run has settled already: no run_settled edge will move the call on.
-        edge(
-            "submit_interrupt_responses",
-            "awaiting_approval",
-            "awaiting_result",
-            do="settle_approval",
-        ),
+        # The message's clear_interrupts (message_status) wrote the decision on the approval.
+        edge("submit_interrupt_responses", "awaiting_approval", "awaiting_result"),
         edge("run_settled", (*OPEN_ARGS, "args_ended"), "awaiting_result"),
     ),
     guards={
@@ -229,6 +225,5 @@ TOOL_CALL = MachineTable(
         "(the reference shows the backend's again at the stream's next update)",
         "record_cancellation": "record {'error': 'Tool call cancelled by user'}, isError true",
         "attach_approval": "project the interrupt onto the part as approval {id}",
-        "settle_approval": "record the decision sent in the resume array on the approval",
     },
 )

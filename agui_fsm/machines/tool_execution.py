@@ -25,8 +25,6 @@ WAITING = ("streaming", "stuck")
 DONE = ("executing", "submitted")
 """Calls whose tool has been called: never called again."""
 TERMINAL = ("submitted", "skipped", "discarded", "cancelled", "unowned")
-"""Settled: a call that leaves the thread (rollback, branch switch) keeps its entry
-(``observe_removed``), so it never runs again if it comes back (B.1)."""
 DISCARDING = ("append", "reload", "cancel")
 
 #: The order in which the calls one update makes runnable start. The spec profile follows
@@ -51,7 +49,9 @@ TOOL_EXECUTION = MachineTable(
         "streaming": "arguments are arriving, or complete while the run still streams",
         "stuck": "the run settled with arguments that do not parse: waits, reported",
         "executing": "the tool has been called; its result is not submitted yet",
-        "submitted": "the tool's result (or its error) was submitted with add_tool_result",
+        "submitted": "the tool's result (or its error) was submitted with add_tool_result; "
+        "like every tracked call, its entry stays when the call leaves the thread (a rollback, "
+        "a branch switch), so it never runs again if it comes back (B.1)",
         "skipped": "a result from elsewhere (backend, person) or an approval gate owns it: "
         "the tool never runs (A.5); one that was running has its own result dropped when it "
         "returns; a result replaced or cleared later is ignored (A.6, A.7)",

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Unpack
 
 from agui_fsm.errors import SettleTimeout, UsageError
+from agui_fsm.runtime.facade import reads_core
 from agui_fsm.thread.commands import (
     AbortRun,
     CallTool,
@@ -38,27 +39,15 @@ from agui_fsm.thread.commands import (
 )
 from agui_fsm.thread.core import ThreadCore
 from agui_fsm.thread.messages import Message, default_id
-from agui_fsm.thread.observe import RunView
 from agui_fsm.thread.outlet import Diagnostic
-from agui_fsm.thread.repository import RepositoryItem
 from agui_fsm.thread.run import AgentRunError
 from agui_fsm.thread.runs import DONE, LOADING, YIELD, Operation
 from agui_fsm.thread.settings import RuntimeOptions, checked_settings
 from agui_fsm.thread.thread_messages import UNSET
 from agui_fsm.thread.tool_parts import Tool
-from agui_fsm.thread.tool_tracker import ToolTracker
 from agui_fsm.thread.wire_meta import persisted_interrupts
 
 log = logging.getLogger("agui_fsm.runtime")
-
-
-def _option(name: str) -> Any:
-    """A read-only attribute of the runtime: the option it was built with."""
-    return property(lambda runtime: getattr(runtime.settings, name), doc=f"The {name} option.")
-
-
-def _delegate(name: str, doc: str) -> Any:
-    return property(lambda runtime: getattr(runtime.core, name), doc=doc)
 
 
 class _Driven:
@@ -80,6 +69,7 @@ class _Driven:
             waiter.set_result(None)
 
 
+@reads_core
 class ThreadRuntime:
     """The thread and its runs: the client's operations, and what they leave to read.
 
@@ -134,80 +124,9 @@ class ThreadRuntime:
         )
         self._perform()
 
-    # -- the options ----------------------------------------------------------------------
-
-    profile: str = _option("profile")
-    queue_policy: str = _option("queue_policy")
-    validation: str = _option("validation")
-    lenient: bool = _option("lenient")
-    show_thinking: bool = _option("show_thinking")
-    auto_cancel_pending_tool_calls: bool = _option("auto_cancel_pending_tool_calls")
-    thread_id: str = _option("thread_id")
-    protocol_version: str | None = _option("protocol_version")
-
-    # -- reading (the core's observations) ------------------------------------------------
-
-    state: Any = _delegate("state", "The agent state.")
-    is_running: bool = _delegate("is_running", "Whether a run streams (the running flag).")
-    is_loading: bool = _delegate("is_loading", "Whether the history is being loaded.")
-    run_count: int = _delegate("run_count", "How many runs asked the agent.")
-    diagnostics: list[Diagnostic] = _delegate(
-        "diagnostics", "What the thread noticed and kept going (lenient violations, ...)."
-    )
-    reported_errors: list[BaseException] = _delegate(
-        "reported_errors", "The errors handed to on_error, in order."
-    )
-    active_run: RunView | None = _delegate(
-        "active_run", "The latest run started while it has not settled: what cancel aborts."
-    )
-    resume_due: bool = _delegate(
-        "resume_due", "Tool results made a resume run due; it starts once the active run returns."
-    )
-    queued_runs: int = _delegate(
-        "queued_runs", "Operations waiting for the active run to settle (queue_policy='queue')."
-    )
-    agent_interrupts: list[dict[str, Any]] = _delegate(
-        "agent_interrupts",
-        "The interrupts of the agent's last RUN_FINISHED that the next run must answer.",
-    )
-    interrupt_states: dict[str, str] = _delegate(
-        "interrupt_states", "Interrupt id -> its interrupt machine's state."
-    )
-    pending_interrupts: list[dict[str, Any]] = _delegate(
-        "pending_interrupts", "The open interrupts of the last assistant message."
-    )
-    pending_tool_calls: list[str] = _delegate(
-        "pending_tool_calls", "The unanswered tool calls of the last assistant message."
-    )
-
-    @property
-    def messages(self) -> list[Message]:
-        """The visible thread (the branch the head is on), oldest first."""
-        return self.core.messages
-
-    @property
-    def tool_tracker(self) -> ToolTracker | None:
-        """The front-end tool tracker (``tools=`` given): executions, machine states."""
-        return self.core.tool_tracker
-
-    def get_pending_interrupts(self) -> tuple[str, list[dict[str, Any]]] | None:
-        return self.core.get_pending_interrupts()
-
-    def get_pending_tool_calls(self) -> tuple[str, list[str]] | None:
-        return self.core.get_pending_tool_calls()
-
-    def find_message_id_for_tool_call(self, tool_call_id: str) -> str | None:
-        """The newest visible assistant message with this tool call unresolved, else the
-        newest with it at all."""
-        return self.core.find_message_id_for_tool_call(tool_call_id)
-
-    def thread(self) -> list[dict[str, Any]]:
-        """The visible thread as plain dicts (see :meth:`Message.to_dict`)."""
-        return self.core.thread()
-
-    def export(self) -> tuple[str | None, list[RepositoryItem]]:
-        """Every branch, as a history adapter would store it."""
-        return self.core.export()
+    # The core's observations (messages, state, is_running, pending_interrupts, ...), its
+    # readings (thread(), export(), work_in_progress(), ...) and the options are read-only
+    # attributes of the runtime too (agui_fsm.runtime.facade.reads_core).
 
     def add_observer(self, observer: Any) -> None:
         """Watch the thread: ``observer.on_update(runtime)`` after every update (as the
@@ -215,12 +134,6 @@ class ThreadRuntime:
         ``observer.on_action(name)`` when ``append``, ``reload`` or ``cancel`` begins."""
         self.core.add_observer(observer)
         self._perform()
-
-    def work_in_progress(self) -> dict[str, int]:
-        """What the thread's operations set off that has not settled yet, by kind (empty
-        when everything has): a run streaming, operations queued behind it, front-end tools
-        running or submitting their results."""
-        return self.core.work_in_progress()
 
     # -- the user's operations ------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from agui_fsm.aggregator import RunSnapshot
 from agui_fsm.aggregator.outcome import StatusChange
+from agui_fsm.errors import InvalidTransition
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
 from agui_fsm.thread.history import HistorySync
@@ -47,6 +48,7 @@ class AssistantMessages:
         state: Callable[[], Any],
         notify: Callable[[], None],
         on_status: Callable[[str, Any], None],
+        notify_streaming: Callable[[], None] | None = None,
     ) -> None:
         self.repo = repo
         self.history = history
@@ -54,6 +56,7 @@ class AssistantMessages:
         self.new_id = new_id
         self.state = state
         self.notify = notify
+        self.notify_streaming = notify_streaming or notify
         self.on_status = on_status
 
     def status_life(self, message: Message) -> Lifecycle:
@@ -79,10 +82,14 @@ class AssistantMessages:
         error: Any = None,
     ) -> StatusChange:
         """Take the status edge of ``trigger`` (its guards read ``change``, its effects write
-        it); the message shows the status object of the state entered (with ``error`` for
-        incomplete_error: ``record_error``). Returns ``change``."""
-        step = life.take(trigger, message, change)
-        message.status = status_for(step.dest, error)
+        it); the message shows the status object of the state entered (``record_error`` puts
+        ``error`` on it). Returns ``change``."""
+        change.error = error
+        step = life.machine.plan(life.state, trigger, message, change)
+        if step is None:
+            raise InvalidTransition(life.machine.name, life.state, trigger)
+        message.status = status_for(step.dest)
+        life.follow(trigger, step, message, change)
         change.dest = step.dest
         return change
 
@@ -97,9 +104,10 @@ class AssistantMessages:
             metadata=assistant_metadata(unstable_state=self.state(), **extra),
         )
         message.status_life = Lifecycle(self.machines["message_status"], message_id)
-        message.status_life.take("RUN_STARTED", message, StatusChange())
-        self.repo.add_or_update(parent_id if parent_id is not None else self.repo.head_id, message)
-        self.repo.switch_to_branch(message_id)
+        change = StatusChange()
+        change.owner = self
+        change.parent_id = parent_id if parent_id is not None else self.repo.head_id
+        message.status_life.take("RUN_STARTED", message, change)
         self.notify()
         return message_id
 
@@ -138,8 +146,8 @@ class AssistantMessages:
             return message_id
         if message.show_streaming(snapshot):
             # A streaming update: no edge, nothing to persist, nothing for on_status (the
-            # runtime's delta lane takes the same case: thread/deltas.py).
-            self.notify()
+            # delta lane takes the same case: thread/deltas.py).
+            self.notify_streaming()
             return message_id
         message.attach(snapshot)
         target = snapshot.status_name
@@ -215,11 +223,14 @@ def resume_if_due(message: Message, change: StatusChange) -> None:
     change.resume_due = True
 
 
-CLIENT.performed_by(
-    _STATUS, "thread.assistant.AssistantMessages.insert_placeholder", "open_placeholder"
-)
-CLIENT.performed_by(_STATUS, "thread.assistant.AssistantMessages.set_status", "record_error")
-CLIENT.performed_by(_STATUS, "thread.run.RunContext.adopt_server_message_id", "open_next_message")
-CLIENT.performed_by(_STATUS, "thread.interrupts.Interrupts.clear", "clear_interrupts")
-CLIENT.performed_by(_STATUS, "runtime.driver.ThreadRuntime.submit_interrupt_responses", "resume")
-CLIENT.state_only(_STATUS, "keep_outcome", "reassert_status")
+@CLIENT.effect(_STATUS)
+def open_placeholder(message: Message, change: StatusChange) -> None:
+    """The placeholder goes under its parent and becomes the head of the visible branch."""
+    repo = change.owner.repo
+    repo.add_or_update(change.parent_id, message)
+    repo.switch_to_branch(message.id)
+
+
+@CLIENT.effect(_STATUS)
+def record_error(message: Message, change: StatusChange) -> None:
+    message.status = status_for("incomplete_error", change.error)

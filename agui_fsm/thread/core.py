@@ -87,9 +87,19 @@ class ThreadCore:
         self.outlet = outlet = Outlet(subject if subject is not None else self, on_update, on_error)
         notify = outlet.notify
         self.assistants = assistants = AssistantMessages(
-            repo, sync, machines, settings.new_id, agent_state.read, notify, _no_status_hook
+            repo,
+            sync,
+            machines,
+            settings.new_id,
+            agent_state.read,
+            notify,
+            _no_status_hook,
+            outlet.notify_streaming,
         )
-        self.interrupts = interrupts = Interrupts(repo, assistants, machines, notify)
+        self.interrupts = interrupts = Interrupts(
+            repo, assistants, machines, notify, settings.clock
+        )
+        outlet.on_change = interrupts.follow
         self.tool_results = tool_results = ToolResults(
             repo, assistants, sync, notify, settings.auto_cancel_pending_tool_calls
         )

@@ -61,7 +61,7 @@ class DeltaLane:
         self.validate = validate  # the conformance validator's feed, or None
         self.take_delta = take_delta or _takes_none  # its take_delta
         self.messages = run.rt.repo.messages_by_id()
-        self.notify = run.rt.assistants.notify
+        self.notify = run.rt.notify_streaming
         # The event each delta is handed to the aggregator as, rewritten for the next one.
         self.text_event = LightTextDelta("", "")
         self.args_event = LightArgsDelta("", "")

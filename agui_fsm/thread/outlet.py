@@ -48,6 +48,9 @@ class Outlet:
         self.observers: list[Any] = []
         self.diagnostics: list[Diagnostic] = []
         self.reported_errors: list[BaseException] = []
+        self.on_change: Callable[[], None] | None = None
+        """What follows every change of the thread before anyone hears of it (the interrupt
+        machines, which follow the thread); not a streaming delta's."""
 
     def watch(self, observer: Any) -> None:
         self.observers.append(observer)
@@ -58,6 +61,17 @@ class Outlet:
             observer.on_action(action)
 
     def notify(self) -> None:
+        """The thread changed: what follows the thread first, then every observer."""
+        if self.on_change is not None:
+            self.on_change()
+        for observer in self.observers:
+            observer.on_update(self.subject)
+        if self.on_update is not None:
+            self.on_update(self.subject)
+
+    def notify_streaming(self) -> None:
+        """A streaming delta grew the running message (no status, no structure changed):
+        the observers only."""
         for observer in self.observers:
             observer.on_update(self.subject)
         if self.on_update is not None:

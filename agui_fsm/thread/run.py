@@ -80,6 +80,8 @@ class RunHost:
     show_thinking: bool
     thread_id: str
     notify: Callable[[], None]
+    notify_streaming: Callable[[], None]
+    """A streaming delta grew the running message (``Outlet.notify_streaming``)."""
     settle: Callable[[], None]
     """A burst of updates is over (see ``Outlet.settle``)."""
     diagnose: Callable[[Exception, Any], None]

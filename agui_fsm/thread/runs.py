@@ -160,6 +160,7 @@ class Runs:
             show_thinking=settings.show_thinking,
             thread_id=settings.thread_id,
             notify=outlet.notify,
+            notify_streaming=outlet.notify_streaming,
             settle=self.settle_burst,
             diagnose=self.diagnose,
             run_failed=self.failed,

@@ -4,6 +4,7 @@ carries)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
@@ -25,7 +26,9 @@ class RuntimeOptions(TypedDict, total=False):
     ``validator``: a factory of incremental validators (default:
     :class:`agui_fsm.conformance.Validator` if installed; ``False`` validates nothing).
     ``tool_definitions``, ``system``, ``forwarded_props``: what each run input carries.
-    ``thread_id`` (default: the agent's ``thread_id``, else ``"main"``).
+    ``thread_id`` (default: the agent's ``thread_id``, else ``"main"``). ``clock``
+    (default ``time.time``): the seconds since the epoch, as the thread reads the time (an
+    interrupt's expiry).
 
     ``validation``: which violations fail a (non-lenient) run: ``"client"`` (default)
     those ``@ag-ui/client``'s verifyEvents fails on too, the stricter rules of the
@@ -56,6 +59,7 @@ class RuntimeOptions(TypedDict, total=False):
     profile: str
     queue_policy: str | None
     protocol_version: str | None
+    clock: Callable[[], float]
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,7 @@ class RuntimeSettings:
     system: str | None = None
     forwarded_props: dict[str, Any] = field(default_factory=dict)
     protocol_version: str | None = None
+    clock: Callable[[], float] = time.time
 
     @property
     def machines(self) -> Mapping[str, CompiledMachine]:

@@ -1,5 +1,6 @@
-"""The front-end tool executor: each case of assistant-ui's EDGE_CASES.md, both #5130 directions,
-the registry on ThreadRuntime, and the declared ``tool_execution`` machine behind it."""
+"""The front-end tool tracker: each case of assistant-ui's EDGE_CASES.md, both #5130
+directions, the registry on ThreadRuntime, and the declared ``tool_execution`` machine behind
+it. The tracker decides; :class:`Host` performs its commands as a driver does."""
 
 from __future__ import annotations
 
@@ -11,23 +12,57 @@ from runtime_support import run, runtime, stream, text, tool, tool_parts
 
 from agui_fsm.errors import UsageError
 from agui_fsm.machines import TOOL_EXECUTION
-from agui_fsm.runtime.tool_tracker import ToolExecutor
 from agui_fsm.spec import COMPILED_BY_PROFILE
+from agui_fsm.thread.commands import CallTool, CancelTool, ReadThreadSoon, SubmitToolResult
+from agui_fsm.thread.tool_tracker import ToolTracker
 
 
 class Host:
-    """The runtime as the executor sees it: updates in, add_tool_result out."""
+    """The thread as the tracker sees it (updates in), and a driver of its commands: tools
+    called in tasks, their results handed back, what the tracker submits recorded."""
 
-    def __init__(self) -> None:
+    def __init__(self, registry: dict[str, Any]) -> None:
         self.messages: list[Any] = []
         self.is_running = False
         self.is_loading = False
         self.diagnostics: list[Any] = []
         self.submitted: list[tuple[str, Any, bool]] = []
+        self.commands: list[Any] = []
+        self.registry = registry
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.tracker: ToolTracker | None = None
 
-    async def add_tool_result(self, tool_call_id: str, result: Any, *, is_error: bool) -> bool:
-        self.submitted.append((tool_call_id, result, is_error))
-        return True
+    def perform(self) -> None:
+        while self.commands:
+            self.perform_batch()
+
+    def perform_batch(self) -> None:
+        commands = self.commands[:]
+        self.commands.clear()
+        for command in commands:
+            if type(command) is CallTool:
+                self.tasks[command.tool_call_id] = asyncio.ensure_future(self.call(command))
+            elif type(command) is CancelTool:
+                task = self.tasks.pop(command.tool_call_id, None)
+                if task is not None:
+                    task.cancel()
+            elif type(command) is ReadThreadSoon:
+                self.tracker.flush()
+            elif type(command) is SubmitToolResult:
+                self.tracker.submissions_due -= 1
+                self.submitted.append((command.tool_call_id, command.result, command.is_error))
+
+    async def call(self, command: CallTool) -> None:
+        try:
+            result = self.registry[command.name](command.args)
+            if asyncio.iscoroutine(result):
+                result = await result
+        except Exception as exc:  # noqa: BLE001 - the tool's error result
+            submission = self.tracker.returned(command.tool_call_id, exc, True)
+        else:
+            submission = self.tracker.returned(command.tool_call_id, result, False)
+        if submission is not None:
+            self.submitted.append((command.tool_call_id, *submission))
 
 
 def part(args_text: str, tool_call_id: str = "tc1", name: str = "echo", **extra: Any) -> dict:
@@ -35,26 +70,39 @@ def part(args_text: str, tool_call_id: str = "tc1", name: str = "echo", **extra:
             "argsText": args_text, **extra}  # fmt: skip
 
 
-def show(host: Host, executor: ToolExecutor, *parts: dict, running: bool = False) -> None:
+def show(host: Host, tracker: ToolTracker, *parts: dict, running: bool = False) -> None:
     host.messages = [{"id": "a1", "role": "assistant", "content": list(parts)}] if parts else []
     host.is_running = running
-    executor.on_update(host)
-    executor.flush(host)  # each show is one render of the host
+    tracker.on_update()
+    tracker.flush()  # each show is one render of the host
+    host.perform()
 
 
-def echo_executor(profile: str = "spec", **tools: Any) -> tuple[Host, ToolExecutor, list]:
+def tracker_for(host: Host, profile: str = "spec") -> ToolTracker:
+    tracker = ToolTracker(
+        host, host.registry, host.commands.append, host.diagnostics.append, profile
+    )
+    host.tracker = tracker
+    return tracker
+
+
+def echo_executor(profile: str = "spec", **tools: Any) -> tuple[Host, ToolTracker, list]:
     calls: list[Any] = []
-    host = Host()
-    registry = {"echo": lambda args: calls.append(args) or {"args": args}, **tools}
-    executor = ToolExecutor(host, registry, profile)
-    executor.on_update(host)  # the first update is the restore window, as the tracker's
-    executor.flush(host)
-    return host, executor, calls
+    host = Host({"echo": lambda args: calls.append(args) or {"args": args}, **tools})
+    tracker = tracker_for(host, profile)
+    tracker.on_update()  # the first update is the restore window, as the tracker's
+    tracker.flush()
+    return host, tracker, calls
 
 
-async def settle(executor: ToolExecutor) -> None:
+async def settle(tracker: ToolTracker) -> None:
+    host = tracker.view
     await asyncio.sleep(0)
-    await executor.settled()
+    while host.commands or any(not t.done() for t in host.tasks.values()):
+        host.perform()
+        running = [t for t in host.tasks.values() if not t.done()]
+        if running:
+            await asyncio.wait(running)
 
 
 def test_args_grow_and_the_tool_runs_once_when_the_run_settles() -> None:  # A.1
@@ -95,7 +143,7 @@ def test_a_divergent_complete_snapshot_is_adopted_only_in_the_spec_profile(
         else:
             assert rules == ["TOOL-ARGS-DIVERGED"]  # the stale re-assertion, once
             assert host.submitted == [("tc1", {"args": {"city": "Paris"}}, False)]
-        assert [d.error for d in host.diagnostics] == ex.diagnostics
+        assert host.diagnostics == ex.diagnostics
 
     run(go())
 
@@ -173,9 +221,9 @@ def test_a_result_arriving_while_the_tool_runs_drops_the_tools_own() -> None:
 
 def test_restored_calls_never_run_unless_a_live_update_changes_them() -> None:  # C.1-C.4
     async def go() -> None:
-        host = Host()
         calls: list[Any] = []
-        ex = ToolExecutor(host, {"echo": calls.append})
+        host = Host({"echo": calls.append})
+        ex = tracker_for(host)
         host.is_loading = True
         show(host, ex, part('{"n":1}'), part("{}", tool_call_id="tc2"))
         host.is_loading = False
@@ -226,7 +274,8 @@ def test_malformed_updates_are_skipped_never_raised() -> None:  # E.1, E.2, E.4
             {"id": "m2", "content": [None, 3, {"type": "text", "text": "x"}]},
             {"id": "m3", "content": [{"type": "tool-call", "toolCallId": 7}, part('{"n":1}')]},
         ]
-        ex.on_update(host)
+        ex.on_update()
+        host.perform()
         await settle(ex)
         assert calls == [{"n": 1}]
         assert [d.rule for d in ex.diagnostics] == ["TOOL-PART-MALFORMED"]
@@ -238,7 +287,9 @@ def test_malformed_updates_are_skipped_never_raised() -> None:  # E.1, E.2, E.4
             def messages(self) -> Any:
                 raise RuntimeError("snapshot exploded")
 
-        ex.on_update(Broken())  # E.4: logged and reported, not raised
+        ex.view = Broken()
+        ex.on_update()  # E.4: logged and reported, not raised
+        ex.flush()
         assert ex.diagnostics[-1].rule == "TOOL-PART-MALFORMED"
 
     run(go())
@@ -292,7 +343,7 @@ def test_thread_runtime_runs_sync_and_async_tools_and_resumes_once() -> None:
             tool_definitions={"confirm": {"description": "ask", "parameters": {}}},
         )
         await rt.append("go")
-        await rt.tool_tracker.settled()
+        await rt.settled()
         assert sorted(seen) == [("confirm", {"q": 1}), ("lookup", {"id": 7})]
         assert rt.run_count == 2
         parts = tool_parts(rt.messages[1])
@@ -312,7 +363,7 @@ def test_a_raising_tool_submits_an_error_result() -> None:
     async def go() -> None:
         rt, _ = runtime(stream(tool("tc1", "lookup", "{}")), tools={"lookup": broken})
         await rt.append("go")
-        await rt.tool_tracker.settled()
+        await rt.settled()
         (p,) = tool_parts(rt.messages[1])
         assert (p["result"], p["isError"]) == ("Error: service unavailable", True)
 

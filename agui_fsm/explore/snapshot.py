@@ -1,44 +1,31 @@
-"""Saving a harness in place: the contents of every mutable object it reaches, put back later.
+"""A harness's state saved by copying the contents of its objects, and put back in place.
 
-The explorer expands a state by stepping each letter from it. Rather than rebuilding the
-state for every letter (a fresh runtime and its prefix replayed), it saves the state once
-and puts it back after each letter: :class:`Checkpoint` records the contents of every
-mutable object reachable from the harness (lists, dicts, sets, deques, the attributes of
-objects, closure cells) and :meth:`Checkpoint.restore` writes those contents back into the
-same objects. Objects keep their identity, so everything that holds them (another object,
-or the frame of a suspended coroutine) sees the saved state again; an object created after
-the checkpoint is no longer reachable once the contents are back.
-
-What a checkpoint cannot put back is a suspended coroutine's position: the frames of the
-runtime's operations waiting on the agent's stream or on the run queue.
-:class:`~agui_fsm.explore.harness.Harness` saves their shape beside the checkpoint and
-restores only when every one of them waits where it waited (see ``Harness.restore``). Their
-local variables need no saving: at a quiescent point each frame holds references to the
-objects it works on (the run, its stream reader), whose contents the checkpoint has.
+The explorer expands a state by stepping each letter from it, so it saves the state once
+and puts it back after each letter. The thread core and its synchronous driver are plain
+objects (no task, no frame, no event loop): :class:`Snapshot` copies the contents of every
+mutable object reachable from the harness (dicts, lists, sets, deques, the attributes of
+instances) and :meth:`Snapshot.restore` writes them back into the same objects, by loops
+that run in C. Objects keep their identity, so whatever holds them sees the saved state
+again; an object created after the snapshot is no longer reachable once the contents are
+back. The search's figures (docs/explorer.md) compare this with copying the state outright
+(``copy.deepcopy``, ``pickle``), which builds every object anew.
 
 Traversal rules (each kind of object is either saved, only looked through, or left alone):
 
 * saved and looked through: ``list``, ``dict``, ``set``, ``collections.deque`` (and their
   subclasses), the ``__dict__`` and ``__slots__`` of instances, closure cells;
 * looked through only (immutable): ``tuple``, ``frozenset``, bound methods (their
-  ``__self__``), functions (their closure cells and defaults), suspended coroutines and
-  generators and asyncio futures (what their frames and results hold);
+  ``__self__``), functions (their closure cells and defaults);
 * left alone: numbers, strings, bytes, ``None``, types, modules, code, builtins, enum
-  members, event loops, objects without Python-level state (a compiled pattern, a
-  traceback), and the ``static`` objects given (the compiled machines and the letters:
-  data nobody writes).
-
-An instance can name attributes that belong to a suspended frame rather than to its state
-in a class attribute ``__checkpoint_live__``: they keep their current value on restore
-(the scripted stream's ``waiter``, the future its consumer awaits right now).
+  members, objects without Python-level state (a compiled pattern), and the ``static``
+  objects and value types given (the compiled machines and the letters: data nobody
+  writes).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import enum
-import gc
 import types
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -52,9 +39,9 @@ _drain = deque(maxlen=0).extend
 _first = itemgetter(0)
 
 # How each class is handled, decided once per class.
-_ATOM, _DICT, _LIST, _SET, _DEQUE, _SEQUENCE, _METHOD, _FUNCTION, _CELL, _REFERENTS = range(10)
-_INSTANCE = 10  # an object with __slots__, live attributes, or a container's contents too
-_PLAIN = 11  # an object whose state is its __dict__
+_ATOM, _DICT, _LIST, _SET, _DEQUE, _SEQUENCE, _METHOD, _FUNCTION, _CELL = range(9)
+_INSTANCE = 9  # an object with __slots__, or a container's contents too
+_PLAIN = 10  # an object whose state is its __dict__
 _ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None), range})
 _LEFT_ALONE: tuple[type, ...] = (
     type,
@@ -65,13 +52,6 @@ _LEFT_ALONE: tuple[type, ...] = (
     types.WrapperDescriptorType,
     types.MethodDescriptorType,
     enum.Enum,
-    asyncio.AbstractEventLoop,
-)
-_LOOKED_THROUGH: tuple[type, ...] = (
-    types.CoroutineType,
-    types.GeneratorType,
-    types.AsyncGeneratorType,
-    asyncio.Future,
 )
 _KINDS: dict[type, int] = dict.fromkeys(_ATOMS, _ATOM)
 _KINDS.update(
@@ -87,6 +67,7 @@ _KINDS.update(
     }
 )
 _SLOTS: dict[type, tuple[str, ...]] = {}
+_CONTAINERS = (deque, dict, list, set, tuple, frozenset)
 
 
 def _kind(cls: type) -> int:
@@ -94,12 +75,9 @@ def _kind(cls: type) -> int:
     if kind is None:
         if issubclass(cls, _LEFT_ALONE):
             kind = _ATOM
-        elif issubclass(cls, _LOOKED_THROUGH):
-            kind = _REFERENTS
         elif "__dict__" in dir(cls) or _slots(cls):
-            plain = not _slots(cls) and not getattr(cls, "__checkpoint_live__", ())
-            containers = (deque, dict, list, set, tuple, frozenset)
-            kind = _PLAIN if plain and not issubclass(cls, containers) else _INSTANCE
+            plain = not _slots(cls) and not issubclass(cls, _CONTAINERS)
+            kind = _PLAIN if plain else _INSTANCE
         elif issubclass(cls, deque):
             kind = _DEQUE
         elif issubclass(cls, dict):
@@ -111,7 +89,7 @@ def _kind(cls: type) -> int:
         elif issubclass(cls, tuple | frozenset):
             kind = _SEQUENCE
         else:
-            kind = _ATOM  # no Python-level state (a compiled pattern, a traceback)
+            kind = _ATOM  # no Python-level state (a compiled pattern)
         _KINDS[cls] = kind
     return kind
 
@@ -130,10 +108,9 @@ def _slots(cls: type) -> tuple[str, ...]:
 
 
 class StaticObjects:
-    """What a checkpoint leaves alone: ``roots`` and everything they reach by the same
+    """What a snapshot leaves alone: ``roots`` and everything they reach by the same
     traversal (held here, so that their ids stay theirs), and the instances of
-    ``value_types``, classes whose instances nobody writes once built (the explorer's
-    observations)."""
+    ``value_types``, classes whose instances nobody writes once built."""
 
     def __init__(self, roots: Iterable[Any], value_types: Iterable[type] = ()) -> None:
         held: list[Any] = []
@@ -146,7 +123,7 @@ class StaticObjects:
 class _Contents:
     """What a walk saved, by kind, laid out for restores that loop in C."""
 
-    __slots__ = ("cells", "deques", "dicts", "empty", "lists", "live", "sets", "slots")
+    __slots__ = ("cells", "deques", "dicts", "empty", "lists", "sets", "slots")
 
     def __init__(self) -> None:
         self.dicts: list[tuple[dict, dict]] = []  # (a dict or an object's __dict__, items)
@@ -157,30 +134,22 @@ class _Contents:
         self.cells: list[tuple[Any, str, Any]] = []  # (cell, "cell_contents", value)
         # Slots and cells that held nothing: (object, slot name) or (cell, "cell_contents").
         self.empty: list[tuple[Any, str]] = []
-        # Objects naming live attributes: (object, its __dict__, saved items, live names).
-        self.live: list[tuple[Any, dict, dict, tuple[str, ...]]] = []
 
 
-class Checkpoint:
+class Snapshot:
     """The contents of every mutable object reachable from ``root`` (``static`` objects
-    left alone); :meth:`restore` writes them back in place."""
+    left alone); :meth:`restore` writes them back in place. ``size``: the objects walked."""
 
-    __slots__ = ("_contents", "_holders", "size")
+    __slots__ = ("_contents", "size")
 
     def __init__(self, root: Any, static: StaticObjects | None = None) -> None:
         self._contents = _Contents()
-        self._holders: _Holders | None = None
         ids, values = (static.ids, static.value_types) if static else (frozenset(), frozenset())
         self.size = _walk([root], ids, values, self._contents, None)
 
     def restore(self) -> None:
         """Write the saved contents back into the same objects."""
         saved = self._contents
-        for _, attributes, items, live in saved.live:
-            current = [(name, attributes[name]) for name in live if name in attributes]
-            attributes.clear()
-            attributes.update(items)
-            attributes.update(current)
         _drain(map(dict.clear, map(_first, saved.dicts)))
         _drain(starmap(dict.update, saved.dicts))
         _drain(starmap(list.__setitem__, saved.lists))
@@ -194,70 +163,6 @@ class Checkpoint:
         for obj, name in saved.empty:
             with contextlib.suppress(AttributeError, ValueError):  # it holds nothing still
                 object.__delattr__(obj, name)
-
-    def replace(self, replacements: dict[asyncio.Future, asyncio.Future]) -> None:
-        """Save each new task or future wherever the old one (its key) was saved: tasks
-        that took others' places, with the futures they await."""
-        new_for = {id(old): new for old, new in replacements.items()}
-        saved = self._contents
-        if self._holders is None:
-            self._holders = _holders(saved)
-        dicts, lists, sets, triples = self._holders
-        for items in dicts:
-            _replace_in_dict(items, new_for)
-        for items in lists:
-            for index, value in enumerate(items):
-                if id(value) in new_for:
-                    items[index] = new_for[id(value)]
-        for items in sets:
-            for value in [v for v in items if id(v) in new_for]:
-                items.discard(value)
-                items.add(new_for[id(value)])
-        for entries, index in triples:
-            obj, name, value = entries[index]
-            if id(value) in new_for:
-                entries[index] = (obj, name, new_for[id(value)])
-
-
-# Saved dicts, lists and sets holding a future, and (slots or cells, index) of the entries
-# holding one.
-_Holders = tuple[list[dict], list[list], list[set], list[tuple[list, int]]]
-
-
-def _holders(saved: _Contents) -> _Holders:
-    """The saved contents that hold an asyncio future (a task is one): where
-    :meth:`Checkpoint.replace` looks."""
-
-    def holds(values: Iterable[Any]) -> bool:
-        return not _FUTURES.isdisjoint(map(type, values))
-
-    dicts = [items for _, items in saved.dicts if holds(items.values()) or holds(items)]
-    dicts += [items for _, _, items, _ in saved.live if holds(items.values())]
-    lists = [items for _, _, items in saved.lists if holds(items)]
-    lists += [items for _, items in saved.deques if holds(items)]
-    sets = [items for _, items in saved.sets if holds(items)]
-    triples = [
-        (entries, index)
-        for entries in (saved.slots, saved.cells)
-        for index, entry in enumerate(entries)
-        if type(entry[2]) in _FUTURES
-    ]
-    return dicts, lists, sets, triples
-
-
-_FUTURES = frozenset({asyncio.Future, asyncio.Task})
-
-
-def _replace_in_dict(items: dict, new_for: dict[int, Any]) -> None:
-    keyed = False
-    for key, value in items.items():
-        if id(value) in new_for:
-            items[key] = new_for[id(value)]
-        keyed = keyed or id(key) in new_for
-    if keyed:
-        rebuilt = {new_for.get(id(key), key): value for key, value in items.items()}
-        items.clear()
-        items.update(rebuilt)
 
 
 def _cell_value(cell: Any) -> Any:
@@ -336,8 +241,6 @@ def _walk(
             else:
                 saved.cells.append((obj, "cell_contents", value))
                 push(value)
-        elif kind == _REFERENTS:
-            extend(gc.get_referents(obj))
         elif kind == _DEQUE:
             saved.deques.append((obj, list(obj)))
             extend(obj)
@@ -366,12 +269,7 @@ def _instance(
     attributes = getattr(obj, "__dict__", None)
     if attributes is not None:
         extend(attributes.values())
-        live: tuple[str, ...] = getattr(cls, "__checkpoint_live__", ())
-        if live:
-            items = {k: v for k, v in attributes.items() if k not in live}
-            saved.live.append((obj, attributes, items, live))
-        else:
-            saved.dicts.append((attributes, attributes.copy()))
+        saved.dicts.append((attributes, attributes.copy()))
     names = _slots(cls)
     if not names:
         return

@@ -1,13 +1,12 @@
-"""Checkpoints (agui_fsm/explore/checkpoint.py): contents saved, written back into the same
-objects; what is left alone; live attributes; tasks replaced in what was saved."""
+"""Snapshots (agui_fsm/explore/snapshot.py): contents saved, written back into the same
+objects; what is left alone."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from dataclasses import dataclass
 
-from agui_fsm.explore.checkpoint import Checkpoint, StaticObjects
+from agui_fsm.explore.snapshot import Snapshot, StaticObjects
 
 
 class Plain:
@@ -32,19 +31,11 @@ class Frozen:
     parts: list
 
 
-class Live:
-    __checkpoint_live__ = ("waiter",)
-
-    def __init__(self) -> None:
-        self.waiter = "before"
-        self.count = 0
-
-
 def test_contents_come_back_into_the_same_objects() -> None:
     root = Plain()
     root.child = Plain()
     inner, nested, child = root.items, root.table["a"]["nested"], root.child
-    checkpoint = Checkpoint(root)
+    snapshot = Snapshot(root)
     root.items.append(3)
     root.table["a"]["nested"].clear()
     root.table["b"] = "new"
@@ -52,7 +43,7 @@ def test_contents_come_back_into_the_same_objects() -> None:
     root.queue.append(2)
     root.child = None
     child.items = "replaced"
-    checkpoint.restore()
+    snapshot.restore()
     assert root.items is inner and root.items == [1, 2]
     assert root.table == {"a": {"nested": [3]}} and root.table["a"]["nested"] is nested
     assert root.tags == {"x"} and list(root.queue) == [1]
@@ -69,13 +60,13 @@ def test_slots_frozen_dataclasses_and_closures() -> None:
         return counter
 
     root = [slotted, frozen, bump]
-    checkpoint = Checkpoint(root)
+    snapshot = Snapshot(root)
     slotted.value = [9]
     slotted.unset = "set since"
     del slotted.filled
     frozen.parts.append(2)
     bump()
-    checkpoint.restore()
+    snapshot.restore()
     assert slotted.value == [0] and slotted.filled == "yes" and not hasattr(slotted, "unset")
     assert frozen.parts == [1]
     assert bump() == 1
@@ -85,41 +76,10 @@ def test_static_objects_and_value_types_are_left_alone() -> None:
     shared = {"table": [1]}
     frozen = Frozen([1])
     root = {"shared": shared, "value": frozen}
-    checkpoint = Checkpoint(root, StaticObjects([shared], value_types=[Frozen]))
+    snapshot = Snapshot(root, StaticObjects([shared], value_types=[Frozen]))
     shared["table"].append(2)
     frozen.parts.append(2)
     root["other"] = 1
-    checkpoint.restore()
+    snapshot.restore()
     assert root == {"shared": shared, "value": frozen}
     assert shared == {"table": [1, 2]} and frozen.parts == [1, 2]
-
-
-def test_a_live_attribute_keeps_its_current_value() -> None:
-    live = Live()
-    checkpoint = Checkpoint(live)
-    live.waiter, live.count = "after", 5
-    checkpoint.restore()
-    assert (live.waiter, live.count) == ("after", 0)
-
-
-def test_a_task_replaced_wherever_it_was_saved() -> None:
-    async def scenario() -> None:
-        async def idle() -> None:
-            await asyncio.sleep(3600)
-
-        old, new = asyncio.create_task(idle()), asyncio.create_task(idle())
-        holder = Plain()
-        holder.items = [old]
-        holder.table = {old: "by key", "value": old}
-        slotted = Slotted()
-        slotted.value = old
-        checkpoint = Checkpoint([holder, slotted])
-        checkpoint.replace({old: new})
-        checkpoint.restore()
-        assert holder.items == [new] and slotted.value is new
-        assert holder.table == {new: "by key", "value": new}
-        for task in (old, new):
-            task.cancel()
-        await asyncio.gather(old, new, return_exceptions=True)
-
-    asyncio.run(scenario())
