@@ -70,6 +70,15 @@ class InvalidTransition(AguiFsmError):
         self.detail = detail
 
 
+class UnknownTrigger(AguiFsmError, ValueError):
+    """A trigger no edge of ``machine`` names (a misspelt trigger): a bug of the caller."""
+
+    def __init__(self, machine: str, trigger: str) -> None:
+        super().__init__(f"{machine}: no edge of the table is triggered by {trigger!r}")
+        self.machine = machine
+        self.trigger = trigger
+
+
 class InvalidTableError(AguiFsmError):
     """A machine declaration failed the table checks in :mod:`agui_fsm.spec`."""
 

@@ -17,6 +17,7 @@ member of an object or an ``add`` at the end of an array, are written in place
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -199,12 +200,16 @@ def apply_state_delta(state: Any, delta: Sequence[Any], *, index: int | None = N
     SCHEMA-009 for a state patched deeper than a document may be) with ``state`` untouched."""
     ops = ops_of(delta)
     patched, failed, error = apply_ops(copy.deepcopy(state) if state is not None else {}, ops)
-    rule = PATCH_RULE
     if failed is None:
         too_deep = document_problem(patched, ops)
         if too_deep is None:
             return patched
-        rule, error = DEPTH_RULE, f"the patched state {too_deep.removeprefix('the value ')}"
-    raise StatePatchError(
-        f"failed to apply state delta: {error}", rule=rule, index=index, event_type="STATE_DELTA"
-    )
+        message = f"the patched state {too_deep.removeprefix('the value ')}; the state is unchanged"
+        rule = DEPTH_RULE
+    else:
+        rule = PATCH_RULE
+        message = (
+            f"STATE_DELTA operation {failed} ({json.dumps(ops[failed], default=str)[:120]}) "
+            f"does not apply to the state: {error}; the state is unchanged"
+        )
+    raise StatePatchError(message, rule=rule, index=index, event_type="STATE_DELTA")

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agui_fsm.explore import Harness, HarnessError, Letter, alphabet, quiet_runtime_logs
-from agui_fsm.explore.snapshot import StaticObjects
 from agui_fsm.explore.expand import VALUE_TYPES
+from agui_fsm.explore.snapshot import StaticObjects
 from agui_fsm.invariants import check_step
 
 LETTERS = alphabet()

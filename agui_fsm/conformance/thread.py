@@ -56,10 +56,11 @@ def _scalar_writes(ops: list[dict[str, Any]]) -> list[_Write] | None:
 class SharedState:
     """STATE_SNAPSHOT / STATE_DELTA, and ACTIVITY_SNAPSHOT / ACTIVITY_DELTA per message."""
 
-    __slots__ = ("activities", "ctx", "doc", "known")
+    __slots__ = ("activities", "ctx", "doc", "known", "tracks")
 
-    def __init__(self, ctx: Ctx) -> None:
+    def __init__(self, ctx: Ctx, tracks: bool = True) -> None:
         self.ctx = ctx
+        self.tracks = tracks  # False: the caller applies the state (the state stays unknown)
         self.known = False
         self.doc: Any = None
         self.activities: dict[str, Any] = {}
@@ -67,10 +68,12 @@ class SharedState:
     def reset_run(self, input_state: Any = None, has_input_state: bool = False) -> None:
         # State belongs to the thread and outlives the run; activities are the run's messages.
         self.activities.clear()
-        if has_input_state:
+        if has_input_state and self.tracks:
             self.known, self.doc = True, copy.deepcopy(input_state)
 
     def snapshot(self, ev: Any, report: Report) -> None:
+        if not self.tracks:
+            return
         self.known, self.doc = True, ev.snapshot if self.ctx.owned else copy.deepcopy(ev.snapshot)
 
     def take_in_place(self, ev: Any, report: Report) -> bool:

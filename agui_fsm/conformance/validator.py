@@ -71,14 +71,17 @@ class Validator:
     ``ag_ui.core`` model) and returns the violations it causes; ``finish()`` runs the
     end-of-stream checks (a run left open, chunk streams to close). ``report()`` is the
     :class:`~agui_fsm.conformance.report.Report` of everything so far. ``rules`` overrides
-    severities by rule id (``{"TOOL-010": "off", "RUN-006": "error"}``).
+    severities by rule id (``{"TOOL-010": "off", "RUN-006": "error"}``). ``state=False``
+    leaves the agent state to the caller: STATE_SNAPSHOT and STATE_DELTA are checked for
+    their shape only, not applied (a client that applies each patch once, and reports its
+    failure as STATE-001 itself, as the thread core does).
 
     >>> v = Validator()
     >>> v.feed({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi"})[0].rule
     'RUN-001'
     """
 
-    def __init__(self, rules: Mapping[str, Level] | None = None) -> None:
+    def __init__(self, rules: Mapping[str, Level] | None = None, *, state: bool = True) -> None:
         ctx = self._ctx = Ctx(rules)
         owners = Owners()
         streamed = Streamed()
@@ -87,10 +90,10 @@ class Validator:
         r = Reasoning(ctx, owners, streamed)
         s = Steps(ctx)
         lanes = self._lanes = ChunkLanes(ctx, t, tc, r)
-        state = SharedState(ctx)
+        shared = SharedState(ctx, tracks=state)
         interrupts = Interrupts(ctx, tc)
         subagents = Subagents(ctx)
-        messages = Messages(ctx, owners, streamed, t, tc, r, state, interrupts)
+        messages = Messages(ctx, owners, streamed, t, tc, r, shared, interrupts)
         runs = self._runs = Runs(
             ctx,
             owners=owners,
@@ -101,7 +104,7 @@ class Validator:
             steps=s,
             subagents=subagents,
             lanes=lanes,
-            state=state,
+            state=shared,
             interrupts=interrupts,
             messages=messages,
         )
@@ -130,7 +133,7 @@ class Validator:
         }
         by_struct = structs.BY_TYPE
         handlers = {by_struct[kind]: handler for kind, handler in brackets.items()}
-        self._take = _runner(runs, delta_lanes.runs, handlers, state.take_in_place)
+        self._take = _runner(runs, delta_lanes.runs, handlers, shared.take_in_place)
         self._brackets = brackets
         # {ag_ui.core model class: lane}, built at the first event that is not a wire dict,
         # JSON text or decoded struct (most streams have none).
@@ -148,8 +151,8 @@ class Validator:
             "TOOL_CALL_END": tc.end,
             "TOOL_CALL_RESULT": tc.result,
             "TOOL_CALL_CHUNK": lanes.tool_chunk,
-            "STATE_SNAPSHOT": state.snapshot,
-            "STATE_DELTA": state.delta,
+            "STATE_SNAPSHOT": shared.snapshot,
+            "STATE_DELTA": shared.delta,
             "ACTIVITY_SNAPSHOT": messages.activity_snapshot,
             "ACTIVITY_DELTA": messages.activity_delta,
             "MESSAGES_SNAPSHOT": messages.snapshot,

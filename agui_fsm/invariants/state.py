@@ -1,5 +1,6 @@
 """Invariant 6 (the agent state) and the observer's own models: the expected agent state
-(jsonpatch, independent of the runtime's state code) and the client's tool results."""
+(jsonpatch, independent of the thread's patch engine, with the package's refusals) and the
+client's tool results."""
 
 from __future__ import annotations
 
@@ -9,16 +10,22 @@ from typing import Any
 import jsonpatch
 
 from agui_fsm.invariants.observation import Observation, Step, event_delivered
-from agui_fsm.json_patch import PATCH_ERRORS
+from agui_fsm.json_patch import PATCH_ERRORS, refusal
 
 # -- 6 ---------------------------------------------------------------------------------------
 
 
 def apply_patch(document: Any, delta: Any) -> tuple[Any, bool]:
-    """``(patched, True)``, or ``(document, False)`` when the patch does not apply."""
+    """``(patched, True)``, or ``(document, False)`` when the patch does not apply: an
+    operation the package refuses (one set of refusals: :func:`agui_fsm.json_patch.refusal`),
+    or one jsonpatch cannot apply (the application itself is jsonpatch's, independent of
+    the thread's engine)."""
+    ops = list(delta)
+    if any(refusal(op) is not None for op in ops):
+        return document, False
     try:
         return jsonpatch.apply_patch(
-            document if document is not None else {}, list(delta), in_place=False
+            document if document is not None else {}, ops, in_place=False
         ), True
     except PATCH_ERRORS:
         return document, False

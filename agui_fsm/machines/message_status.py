@@ -71,10 +71,7 @@ MESSAGE_STATUS = MachineTable(
         ),
         # The run's RUN_FINISHED already decided the status: cancelling only closes the
         # stream (the interrupt stays shown and answerable).
-        *(
-            edge("cancel", state, state, profile="spec")
-            for state in (*REQUIRES_ACTION, "complete")
-        ),
+        *(edge("cancel", state, state, profile="spec") for state in (*REQUIRES_ACTION, "complete")),
         *(
             edge(
                 trigger,
@@ -142,6 +139,14 @@ MESSAGE_STATUS = MachineTable(
             for state in STATES
         ),
         *(edge("import_snapshot", "running", state, when=f"imported_{state}") for state in STATES),
+        # A snapshot's message that asked for tool results, with every call resolved by a
+        # result the thread showed (the spec profile keeps those).
+        edge(
+            "import_snapshot",
+            "requires_action_tool_calls",
+            "complete",
+            when="all_tool_calls_resolved",
+        ),
     ),
     guards={
         "has_interrupt": "the RUN_FINISHED outcome is an interrupt carrying interrupts",

@@ -15,11 +15,11 @@ code it belongs to::
     def has_app_result(owner, store, tool, cause) -> bool: ...
 
 A guard the driver always or never passes is declared constant (:meth:`Driver.constant`)
-and folded into the plans; an effect the operation taking the edge performs around it is
-declared with that operation's name (:meth:`Driver.performed_by`). :meth:`Driver.check`,
-called when the package that registers them is imported, fails unless every name the
-driven tables use has exactly one implementation, and :meth:`Driver.owner` says where it
-is.
+and folded into the plans; every effect is a function. :meth:`Driver.check`, called when the
+package that registers them is imported, fails unless every name the driven tables use has
+exactly one implementation, and :meth:`Driver.owner` says where it is. A driver names the
+packages that register its functions (``implemented_in``): it imports them before it
+compiles a plan, so a plan never depends on what was imported first.
 
 :meth:`Driver.machine` binds a table to them: a :class:`BoundMachine`, whose
 :meth:`~BoundMachine.plan` is the step plan of a trigger from a state: the edge taken (its
@@ -31,10 +31,11 @@ and runs it over and over.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from agui_fsm.errors import InvalidTableError
+from agui_fsm.errors import InvalidTableError, UnknownTrigger
 from agui_fsm.machines.table import DEFAULT_PROFILE, CompiledMachine, MachineTable, Transition
 
 Fn = Callable[..., Any]
@@ -91,14 +92,15 @@ class BoundMachine(CompiledMachine):
         else:  # the table's compiled edges, shared
             self.table, self.profile = compiled.table, compiled.profile
             self._edges, self._unguarded = compiled.edges(), compiled.unguarded()
+            self._triggers = frozenset(table.triggers)
         self.driver = driver
         self._candidates: dict[tuple[str, str], tuple[_Candidate, ...]] | None = None
         self._fixed: dict[tuple[str, str], Step] = {}
 
     def _compile(self) -> dict[tuple[str, str], tuple[_Candidate, ...]]:
-        """The plans, compiled on first use: the driver's functions are registered by then
-        (they live in modules that import the tables)."""
+        """The plans, compiled on first use, once the driver's packages are imported."""
         table, driver = self.table, self.driver
+        driver.load()
         steps: dict[int, Step] = {}
         candidates: dict[tuple[str, str], tuple[_Candidate, ...]] = {}
         for state, by_trigger in self._edges.items():
@@ -151,7 +153,12 @@ class BoundMachine(CompiledMachine):
             step = self._fixed.get((state, trigger))
             if step is not None:
                 return step
-        for candidate in candidates.get((state, trigger), ()):
+        found = candidates.get((state, trigger))
+        if found is None:
+            if trigger not in self._triggers:
+                raise UnknownTrigger(self.name, trigger)
+            return None
+        for candidate in found:
             for guard in candidate.when:
                 if not guard(*args):
                     break
@@ -177,16 +184,29 @@ class Driver:
     """A program that drives the tables: one implementation per guard and effect they name.
 
     ``runs_effects`` is False for a driver that takes edges only (the validator): its plans
-    carry no effects and it registers none.
+    carry no effects and it registers none. ``implemented_in``: the packages that register
+    its functions (imported before a plan is compiled).
     """
 
-    def __init__(self, name: str, *, runs_effects: bool = True) -> None:
+    def __init__(
+        self, name: str, *, runs_effects: bool = True, implemented_in: tuple[str, ...] = ()
+    ) -> None:
         self.name = name
         self.runs_effects = runs_effects
+        self.implemented_in = implemented_in
+        self._loaded = False
         self._guards: dict[tuple[str, str], Fn | bool] = {}
-        self._effects: dict[tuple[str, str], Fn | str] = {}
+        self._effects: dict[tuple[str, str], Fn] = {}
         self._duplicates: list[str] = []
         self._bound: dict[tuple[str, str], BoundMachine] = {}
+
+    def load(self) -> None:
+        """Import the packages that register this driver's guards and effects (once)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        for package in self.implemented_in:
+            importlib.import_module(package)
 
     def _register(self, into: dict, kind: str, machine: str, name: str, impl: Any) -> None:
         key = (machine, name)
@@ -218,17 +238,6 @@ class Driver:
         """Guards this driver always (``value`` True) or never passes: folded into the plans."""
         for name in names:
             self._register(self._guards, "guard", machine, name, bool(value))
-
-    def performed_by(self, machine: str, where: str, *names: str) -> None:
-        """Effects the operation that takes the edge performs itself, around it (``where``
-        names that operation, e.g. ``"runtime.runs.Runs.start"``): the plan runs nothing for
-        them. An effect whose whole meaning is the state the edge enters says so too."""
-        for name in names:
-            self._register(self._effects, "effect", machine, name, where)
-
-    def state_only(self, machine: str, *names: str) -> None:
-        """Effects whose whole meaning is the state their edge enters (or keeps)."""
-        self.performed_by(machine, "the state the edge enters", *names)
 
     # -- what is registered --------------------------------------------------------------
 
@@ -263,9 +272,9 @@ class Driver:
 
     def owner(self, machine: str, effect: str) -> str:
         """Where ``effect`` of ``machine`` is implemented: the registered function's module
-        and name, or the operation that performs it (:meth:`performed_by`)."""
+        and name."""
         impl = self._effects[(machine, effect)]
-        return impl if isinstance(impl, str) else f"{impl.__module__}.{impl.__qualname__}"
+        return f"{impl.__module__}.{impl.__qualname__}"
 
     def owners(self, machine: str) -> dict[str, str]:
         """Each effect of ``machine`` and where it is implemented."""
@@ -287,17 +296,17 @@ class Driver:
         return tuple(out)
 
     def bound_effects(self, machine: str, names: tuple[str, ...]) -> tuple[Fn, ...]:
-        """The effects' functions; one not registered (its package not imported: the
-        runtime's, when only the aggregator is used) fails when its edge is taken."""
+        """The effects' functions (InvalidTableError for one no package registers)."""
         if not self.runs_effects:
             return ()
         out = []
         for name in names:
-            key = (machine, name)
-            if key not in self._effects:
-                out.append(_unregistered(self.name, machine, name))
-            elif callable(effect := self._effects[key]):
-                out.append(effect)
+            effect = self._effects.get((machine, name))
+            if effect is None:
+                raise InvalidTableError(
+                    f"{machine}: the {self.name} driver has no implementation of effect {name!r}"
+                )
+            out.append(effect)
         return tuple(out)
 
     def machine(
@@ -315,20 +324,10 @@ class Driver:
         return bound
 
 
-def _unregistered(driver: str, machine: str, name: str) -> Fn:
-    def effect(*args: Any) -> None:
-        raise InvalidTableError(
-            f"{machine}: the {driver} driver has no implementation of effect {name!r} "
-            "(import the package that registers it)"
-        )
+CLIENT = Driver("client", implemented_in=("agui_fsm.aggregator", "agui_fsm.thread"))
+"""The client: the aggregator (part machines) and the thread core (runs, messages,
+interrupts, tool results, tool execution). Its guards and effects are registered in those
+packages."""
 
-    effect.__name__ = name
-    return effect
-
-
-CLIENT = Driver("client")
-"""The client: the aggregator (part machines) and the runtime (runs, messages, interrupts,
-tool results, tool execution). Its guards and effects are registered in those packages."""
-
-VALIDATOR = Driver("validator", runs_effects=False)
+VALIDATOR = Driver("validator", runs_effects=False, implemented_in=("agui_fsm.conformance",))
 """The conformance validator: takes the protocol's edges; registers its guard readings."""

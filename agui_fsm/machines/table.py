@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agui_fsm.errors import InvalidTransition
+from agui_fsm.errors import InvalidTransition, UnknownTrigger
 from agui_fsm.trace import ACTIVE_TRACES, TakenTransition
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ class CompiledMachine:
     the two agree on every (state, trigger, guard valuation).
     """
 
-    __slots__ = ("_edges", "_unguarded", "profile", "table")
+    __slots__ = ("_edges", "_triggers", "_unguarded", "profile", "table")
 
     def __init__(self, table: MachineTable, profile: str = DEFAULT_PROFILE) -> None:
         self.table = table
@@ -172,6 +172,7 @@ class CompiledMachine:
             for source in t.source:
                 edges[source].setdefault(t.trigger, []).append(t)
         self._edges = {s: {k: tuple(v) for k, v in by.items()} for s, by in edges.items()}
+        self._triggers = frozenset(table.triggers)
         # The common case, one edge with no guard, needs no guard evaluation at all.
         self._unguarded = {
             (s, k): v[0]
@@ -183,6 +184,11 @@ class CompiledMachine:
     @property
     def name(self) -> str:
         return self.table.name
+
+    @property
+    def triggers(self) -> frozenset[str]:
+        """Every trigger an edge of the table names (a plan for any other raises)."""
+        return self._triggers
 
     def edges(self) -> dict[str, dict[str, tuple[Transition, ...]]]:
         """``{state: {trigger: candidate edges in declaration order}}`` (read only)."""
@@ -203,6 +209,8 @@ class CompiledMachine:
             return first
         candidates = self._edges[state].get(trigger)
         if not candidates:
+            if trigger not in self._triggers:
+                raise UnknownTrigger(self.table.name, trigger)
             return None
         check = guards if callable(guards) else (lambda name: bool(guards.get(name, False)))
         for t in candidates:

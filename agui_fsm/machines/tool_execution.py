@@ -55,8 +55,7 @@ TOOL_EXECUTION = MachineTable(
         "skipped": "a result from elsewhere (backend, person) or an approval gate owns it: "
         "the tool never runs (A.5); one that was running has its own result dropped when it "
         "returns; a result replaced or cleared later is ignored (A.6, A.7)",
-        "discarded": "a new turn, a reload or a cancel ended its turn before it ran: it "
-        "never runs",
+        "discarded": "a new turn, a reload or a cancel ended its turn before it ran: it never runs",
         "cancelled": "a new turn, a reload or a cancel ended its turn while the tool ran; "
         "whatever the tool returns later is dropped",
         "unowned": "no tool of this name is registered: the client does not run it",

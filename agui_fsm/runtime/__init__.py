@@ -3,12 +3,15 @@
 * :class:`ThreadRuntime` — the thread and its operations (append, reload, cancel,
   add_tool_result, submit_interrupt_responses, resume, steer_away, set_state,
   load_history), performing what :class:`~agui_fsm.thread.ThreadCore` decides.
+* :class:`SyncThreadRuntime` — the same operations without an event loop, for agents
+  whose ``run`` returns the events (lists, generators): tests, scripts, ports.
 * :class:`Message` — a thread message (assistant-ui ``ThreadMessage`` shape).
 * :func:`from_agui_messages` / :func:`to_agui_messages` — AG-UI messages <-> thread.
 """
 
 from agui_fsm.json_patch import apply_state_delta
 from agui_fsm.runtime.driver import Diagnostic, ThreadRuntime
+from agui_fsm.runtime.sync import Parked, SyncThreadRuntime
 from agui_fsm.thread.from_agui import from_agui_messages
 from agui_fsm.thread.history import HistoryAdapter, LoadedHistory
 from agui_fsm.thread.messages import Message
@@ -25,8 +28,10 @@ __all__ = [
     "LoadedHistory",
     "Message",
     "MessageRepository",
+    "Parked",
     "RepositoryItem",
     "RuntimeOptions",
+    "SyncThreadRuntime",
     "ThreadRuntime",
     "ToolArgsDiagnostic",
     "ToolTracker",

@@ -181,9 +181,7 @@ class ThreadRuntime:
     ) -> None:
         """Regenerate: run again from ``parent_id`` (default: the parent of ``message_id``,
         or of the last message when it is an assistant message) as a new branch."""
-        await self._drive(
-            self.core.reload(message_id, parent_id=parent_id, run_config=run_config)
-        )
+        await self._drive(self.core.reload(message_id, parent_id=parent_id, run_config=run_config))
 
     async def resume(
         self, parent_id: str | None = None, *, run_config: Mapping[str, Any] | None = None

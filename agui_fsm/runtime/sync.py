@@ -41,12 +41,13 @@ from agui_fsm.thread.commands import (
 )
 from agui_fsm.thread.core import ThreadCore
 from agui_fsm.thread.messages import Message, default_id
-from agui_fsm.thread.runs import DONE, YIELD, Operation
+from agui_fsm.thread.runs import DONE, Operation
 from agui_fsm.thread.settings import RuntimeOptions, checked_settings
 from agui_fsm.thread.thread_messages import UNSET
 from agui_fsm.thread.tool_parts import Tool
 
 log = logging.getLogger("agui_fsm.runtime")
+
 
 class Runaway(UsageError):
     """The thread did not settle within the driver's ``work_limit`` (work that keeps
@@ -294,7 +295,9 @@ class SyncThreadRuntime:
             self.ready.append(("tool", command))
         elif kind is CancelTool:
             self.ready = deque(
-                w for w in self.ready if not (w[0] == "tool" and w[1].tool_call_id == command.tool_call_id)
+                w
+                for w in self.ready
+                if not (w[0] == "tool" and w[1].tool_call_id == command.tool_call_id)
             )
         elif kind is SubmitToolResult:
             self.ready.append(("submit", command))

@@ -157,7 +157,12 @@ class AssistantMessages:
             if life.state != target:
                 change = StatusChange(snapshot)
                 trigger = snapshot.trigger
-                step = life.machine.plan(life.state, trigger, message, change)
+                machine = life.machine
+                step = (
+                    machine.plan(life.state, trigger, message, change)
+                    if trigger in machine.triggers
+                    else None
+                )
                 if step is None or step.dest != target:
                     # The stream's event has no edge of its own to the status the aggregator
                     # reports (the client had changed it): the snapshot re-asserts it, as the
@@ -198,7 +203,11 @@ class AssistantMessages:
         change = None
         if life.state != "complete":
             change = StatusChange(starts_new_message=True)
-            if life.machine.plan(life.state, trigger, message, change) is None:
+            machine = life.machine
+            if (
+                trigger not in machine.triggers
+                or machine.plan(life.state, trigger, message, change) is None
+            ):
                 change = StatusChange(reports="complete")
                 trigger = "snapshot"
             self.set_status(message, life, trigger, change)

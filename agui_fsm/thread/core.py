@@ -532,7 +532,7 @@ class ThreadCore:
                 return op
         try:
             self._turn_checked(op)
-        except Exception as exc:  # noqa: BLE001 - raised to the caller at once
+        except Exception as exc:
             self.runs.discard(op, exc)
             raise
         return op

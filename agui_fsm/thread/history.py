@@ -159,9 +159,8 @@ class HistorySync:
             self.persisted.add(new)
             if self.writes.get(new) is write:
                 del self.writes[new]
-        elif what == "forget_moved":
-            if self.writes.get(args[0]) is write:
-                del self.writes[args[0]]
+        elif what == "forget_moved" and self.writes.get(args[0]) is write:
+            del self.writes[args[0]]
 
     def append(self, parent_id: str | None, message: Any) -> Write | None:
         """Append ``message`` unless the adapter has it or is being given it."""

@@ -318,7 +318,7 @@ def _assert_answerable(method: str, owner: Interrupts, interrupts: Resume, runs:
         expires = expiry(interrupt)
         if expires is MALFORMED:
             raise UsageError(
-                f'[agui] {method}: interrupt {interrupt["id"]} has malformed expiresAt '
+                f"[agui] {method}: interrupt {interrupt['id']} has malformed expiresAt "
                 f'"{interrupt["expiresAt"]}"'
             )
         if expires is not None and expires <= now:  # type: ignore[operator]

@@ -229,10 +229,14 @@ class StreamValidator:
         self._reads_wire = factory is None
         if factory is None:
             try:
-                from agui_fsm.conformance import Validator as factory  # type: ignore[no-redef]
+                from agui_fsm.conformance import Validator
             except ImportError:
-                factory = None
-        self._validator = factory() if factory is not None else None
+                self._validator = None
+            else:
+                # The thread applies each STATE_DELTA once, and judges its failure itself.
+                self._validator = Validator(state=False)
+            return
+        self._validator = factory()
 
     @property
     def available(self) -> bool:

@@ -334,7 +334,10 @@ class RunContext:
                 state = rt.agent_state
                 state.value = apply_state_delta(state.value, event.delta, index=self.index)
             except StatePatchError as exc:
-                rt.diagnose(exc, self)
+                # The one application of the patch: its failure is the event's STATE-001
+                # finding, judged as the stream's findings are (the pipeline's validator
+                # leaves the state to the thread). The state is unchanged.
+                self.reader.judge_finding(exc)
                 return
             rt.notify()
             return

@@ -261,6 +261,12 @@ class RunStream:
         else:
             run.on_event(event)  # what _validated does with it here
 
+    def judge_finding(self, finding: ProtocolViolation) -> None:
+        """A finding of the thread's own (a STATE_DELTA that does not apply), judged as the
+        validator's are: it fails the run when the profile's client refuses it, else it is
+        diagnosed."""
+        self._judge([finding], (), self._fails_run(finding))
+
     def _schema_fault(self, exc: EventSchemaError, index: int) -> None:
         """A wire event pydantic refused."""
         exc.index = index

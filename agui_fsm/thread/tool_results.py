@@ -31,7 +31,7 @@ from agui_fsm.machines.table import CompiledMachine, Lifecycle
 from agui_fsm.thread.assistant import AssistantMessages
 from agui_fsm.thread.guards import check_value
 from agui_fsm.thread.history import HistorySync
-from agui_fsm.thread.messages import TOOL_MACHINE, Message, new_status_life, status_for
+from agui_fsm.thread.messages import TOOL_MACHINE, Message, status_for
 from agui_fsm.thread.pending import all_resolved, owner_of_tool_call, pending_tool_calls
 from agui_fsm.thread.repository import MessageRepository
 
@@ -239,9 +239,6 @@ def keep_known_results(
         if not changed:
             continue
         message.set_content(content)
-        if message.status_state == "requires_action_tool_calls" and all(
-            is_resolved(p) for p in content if p.get("type") == "tool-call"
-        ):
-            message.status = status_for("complete")
-            message.status_life = new_status_life(message, "complete")
-            message.status_life.machine = machines["message_status"]
+        life = message.status_life
+        if life is not None and life.try_take("import_snapshot", message, StatusChange()):
+            message.status = status_for(life.state)

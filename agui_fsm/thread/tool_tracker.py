@@ -29,6 +29,7 @@ from agui_fsm.errors import UsageError
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import PROFILES, Lifecycle
 from agui_fsm.machines.tool_execution import DISCARDING, START_ORDER
+from agui_fsm.spec import CLIENT_BY_PROFILE
 from agui_fsm.thread.commands import (
     CallTool,
     CancelTool,
@@ -52,7 +53,6 @@ from agui_fsm.thread.tool_parts import (
     result_of,
     tool_call_parts,
 )
-from agui_fsm.spec import CLIENT_BY_PROFILE
 
 log = logging.getLogger("agui_fsm.runtime.tools")
 _EXECUTION = "tool_execution"
