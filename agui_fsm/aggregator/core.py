@@ -27,7 +27,7 @@ from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.content import StreamTiming, run_metadata
 from agui_fsm.aggregator.deltas import ARGS, TEXT, DeltaPlan, plan_delta
 from agui_fsm.aggregator.outcome import StatusChange, parse_outcome, pending_tool_call_ids
-from agui_fsm.aggregator.parts import MISSING, PartStore, ToolCallState
+from agui_fsm.aggregator.parts import PartStore, ToolCallState
 from agui_fsm.aggregator.reasoning import ReasoningParts
 from agui_fsm.aggregator.snapshot import RunSnapshot
 from agui_fsm.aggregator.text import TextParts
@@ -236,8 +236,8 @@ class RunAggregator:
         tools = self.store.tools
         named = self.pending_tool_call_ids
         if named:
-            return any(i in tools and tools[i].result is MISSING for i in named)
-        return any(tc.result is MISSING for tc in tools.values())
+            return any(i in tools and not tools[i].resolved for i in named)
+        return any(not tc.resolved for tc in tools.values())
 
     def custom_metadata(self) -> dict[str, Any] | None:
         """The ``agui`` metadata keys this run owns (interrupts, opaqueReasoning), or None."""

@@ -157,7 +157,7 @@ def has_unresolved_tool_calls(message: Any, change: StatusChange) -> bool:
 
 @CLIENT.guard(_STATUS)
 def all_tool_calls_resolved(message: Any, change: StatusChange) -> bool:
-    return message is not None and message.unresolved_tool_calls() == 0
+    return message is not None and message.all_tool_calls_resolved()
 
 
 CLIENT.guard(_STATUS, "client_results_resolve_all")(all_tool_calls_resolved)

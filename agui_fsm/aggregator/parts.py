@@ -264,6 +264,11 @@ class ToolCallState:
             self._parsed_for = text
         return self._parsed if self._parsed is not None else {}
 
+    @property
+    def resolved(self) -> bool:
+        """Whether the call has a result (a JSON null is one)."""
+        return self.result is not MISSING
+
     def materialize(self) -> dict:
         if self.cached is None:
             part: dict[str, Any] = {
@@ -273,7 +278,7 @@ class ToolCallState:
                 "args": self.args,
                 "argsText": self.args_text,
             }
-            if self.result is not MISSING:
+            if self.resolved:
                 part["result"] = self.result
             if self.model_content is not None:
                 part["modelContent"] = self.model_content

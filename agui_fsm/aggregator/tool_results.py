@@ -95,8 +95,17 @@ def result_is_error(event: Any, mcp: dict | None) -> bool | None:
 
 
 def is_resolved(part: Mapping[str, Any]) -> bool:
-    """A tool-call part with a result (absent keys mean undefined; JSON null is a result)."""
+    """A tool-call part with a result (absent keys mean undefined; JSON null is a result).
+    The one reading of "the call has a result" over the thread's parts: a run's calls say it
+    as ``ToolCallState.resolved``, a thread message's as ``MessageToolCall.resolved`` and
+    ``Message.all_tool_calls_resolved``, all by this test."""
     return part.get("type") == "tool-call" and "result" in part
+
+
+def has_final_result(part: Mapping[str, Any]) -> bool:
+    """A tool-call part whose result is final (not a preliminary, streamed one): what the
+    front-end tool tracker waits for."""
+    return "result" in part and not part.get("isPreliminary")
 
 
 def result_fields(part: Mapping[str, Any]) -> dict[str, Any]:
@@ -225,6 +234,10 @@ class MessageToolCall:
 
     result = _part_field("result", MISSING)
     is_error = _part_field("isError")
+
+    @property
+    def resolved(self) -> bool:
+        return bool(self.parts) and is_resolved(self.parts[0])
     artifact = _part_field("artifact")
     model_content = _part_field("modelContent")
     tool_message_id = _part_field("unstable_toolMessageId")
@@ -288,7 +301,7 @@ CLIENT.constant(_TOOL, False, "args_open", "starts_chunk_stream")
 
 @CLIENT.guard(_TOOL)
 def has_result(owner: Any, store: Any, tool: Any, cause: Any) -> bool:
-    return tool.result is not MISSING
+    return tool.resolved
 
 
 @CLIENT.guard(_TOOL)

@@ -285,6 +285,10 @@ class Message:
         """How many tool-call parts of ``content`` have no result yet."""
         return self._tools_of(self.content).unresolved
 
+    def all_tool_calls_resolved(self) -> bool:
+        """Whether every tool-call part of ``content`` has a result (none: True)."""
+        return self._tools_of(self.content).unresolved == 0
+
     def set_part(self, position: int, part: dict[str, Any]) -> None:
         """Replace one part of the (materialized) content; the tool index stays valid as
         long as the part keeps its type and tool call id."""
@@ -294,7 +298,7 @@ class Message:
         old = content[position]
         content[position] = part
         if old.get("type") == "tool-call":
-            index.unresolved += ("result" not in part) - ("result" not in old)
+            index.unresolved += is_resolved(old) - is_resolved(part)
 
     def _tools_of(self, content: list[dict[str, Any]]) -> _ToolIndex:
         index = self._tool_index
@@ -365,7 +369,7 @@ class _ToolIndex:
             if part.get("type") == "tool-call":
                 tid = part.get("toolCallId")
                 positions[tid] = (*positions.get(tid, ()), i)
-                unresolved += "result" not in part
+                unresolved += not is_resolved(part)
         self.positions = positions
         self.unresolved = unresolved
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ag_ui.core import EventType, RunFinishedEvent, RunStartedEvent
 
 from agui_fsm.aggregator import RunAggregator, RunSnapshot, parse_outcome
-from agui_fsm.aggregator.tool_results import MCP_APPS_ACTIVITY_TYPE
+from agui_fsm.aggregator.tool_results import MCP_APPS_ACTIVITY_TYPE, is_resolved
 from agui_fsm.errors import AguiFsmError, ProtocolViolation, StatePatchError
 from agui_fsm.events import EventSchemaError
 from agui_fsm.json_patch import apply_state_delta
@@ -238,11 +238,7 @@ class RunContext:
         if found is None:
             return
         for part in found[0].content:
-            if (
-                part.get("type") == "tool-call"
-                and part.get("toolCallId") == tool.tool_call_id
-                and "result" in part
-            ):
+            if part.get("toolCallId") == tool.tool_call_id and is_resolved(part):
                 found[0].preserve(tool.tool_call_id, part)
 
     # -- the stream -----------------------------------------------------------------------

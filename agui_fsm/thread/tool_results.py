@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agui_fsm.aggregator.outcome import StatusChange
-from agui_fsm.aggregator.parts import MISSING
+from agui_fsm.aggregator.parts import AGUI_NAMESPACE, MISSING
 from agui_fsm.aggregator.tool_results import (
     ClientResult,
     Imported,
@@ -32,7 +32,6 @@ from agui_fsm.thread.assistant import AssistantMessages
 from agui_fsm.thread.guards import check_value
 from agui_fsm.thread.history import HistorySync
 from agui_fsm.thread.messages import TOOL_MACHINE, Message, status_for
-from agui_fsm.thread.pending import all_resolved, owner_of_tool_call, pending_tool_calls
 from agui_fsm.thread.repository import MessageRepository
 
 
@@ -89,7 +88,7 @@ class ToolResults:
         if message is None:
             return False
         life = self.assistants.status_life(message)
-        if life.state != "requires_action_tool_calls" or not all_resolved(message):
+        if life.state != "requires_action_tool_calls" or not message.all_tool_calls_resolved():
             return False
         change = StatusChange()
         if life.machine.plan(life.state, trigger, message, change) is None:
@@ -201,6 +200,47 @@ class ToolResults:
         message.set_content(content)
         self.notify()
         self.complete_if_resolved(message_id, "ACTIVITY_SNAPSHOT")
+
+
+def last_assistant(repo: MessageRepository) -> Message | None:
+    for message in reversed(repo.messages()):
+        if message.role == "assistant":
+            return message
+    return None
+
+
+def pending_tool_calls(repo: MessageRepository) -> tuple[str, list[str]] | None:
+    """The last assistant message's id and its unanswered tool calls, while it requires
+    action for them."""
+    assistant = last_assistant(repo)
+    if assistant is None or assistant.status_state != "requires_action_tool_calls":
+        return None
+    ids = [
+        p["toolCallId"]
+        for p in assistant.content
+        if p.get("type") == "tool-call" and not is_resolved(p)
+    ]
+    custom = (assistant.metadata.get("custom") or {}).get(AGUI_NAMESPACE) or {}
+    named = custom.get("pendingToolCallIds")
+    if named:  # AG-UI 1.0: the success outcome names them, in the order they were made
+        ids = [i for i in named if i in ids]
+    return (assistant.id, ids) if ids else None
+
+
+def owner_of_tool_call(repo: MessageRepository, tool_call_id: str) -> str | None:
+    """Where a result for a call lands: the newest visible assistant message with this tool
+    call unresolved, else the newest with it at all (its tool_call machine then decides
+    what a second result does)."""
+    fallback = None
+    for message in reversed(repo.messages()):
+        if message.role != "assistant":
+            continue
+        for position in message.tool_positions(tool_call_id):
+            if not is_resolved(message.content[position]):
+                return message.id
+            if fallback is None:
+                fallback = message.id
+    return fallback
 
 
 def _tool_part(parts: list[dict[str, Any]], tool_call_id: str) -> dict[str, Any] | None:

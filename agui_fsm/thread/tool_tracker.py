@@ -25,6 +25,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from agui_fsm.aggregator.tool_results import has_final_result
 from agui_fsm.errors import UsageError
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import PROFILES, Lifecycle
@@ -304,7 +305,7 @@ class ToolTracker:
         if result != entry.result:
             entry.result = result
             self._fire(entry, "observe_result", part, args_text)
-            if result and not part.get("isPreliminary"):
+            if has_final_result(part):
                 entry.streams = False  # the tracker closes the part on a final result
         if part.get("approval") is not None:
             self._fire(entry, "interrupt", part, args_text)
@@ -327,7 +328,7 @@ class ToolTracker:
     @CLIENT.guard(_EXECUTION)
     def has_result(self, entry: Entry, observed: Observed) -> bool:
         part = observed.part
-        return "result" in part and not part.get("isPreliminary")
+        return has_final_result(part)
 
     @CLIENT.guard(_EXECUTION)
     def has_approval(self, entry: Entry, observed: Observed) -> bool:
