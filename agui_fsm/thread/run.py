@@ -411,6 +411,7 @@ def open_run(run: RunContext, cause: Any) -> None:
 
 
 def _held_interrupts(event: Any) -> list[dict[str, Any]]:
+    """The interrupts of a RUN_FINISHED the aggregator never parsed (not forwarded)."""
     outcome, interrupts = parse_outcome(getattr(event, "outcome", None))
     return (interrupts or []) if outcome == "interrupt" else []
 
@@ -419,9 +420,12 @@ def _held_interrupts(event: Any) -> list[dict[str, Any]]:
 def record_outcome(run: RunContext, event: Any) -> None:
     run.finished_dispatched = True
     # The subscriber is handed the event before @ag-ui/client records its outcome's
-    # interrupts on the agent: a run the dispatch starts sees the ones held before.
+    # interrupts on the agent: a run the dispatch starts sees the ones held before. The
+    # outcome is parsed once, by the aggregator.
     run.dispatch(event)
-    run.rt.hold_agent_interrupts(_held_interrupts(event))
+    aggregator = run.aggregator
+    held = aggregator.interrupts if aggregator.outcome == "interrupt" else None
+    run.rt.hold_agent_interrupts(list(held or ()))
 
 
 @CLIENT.effect(_RUN)
