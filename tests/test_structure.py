@@ -106,3 +106,32 @@ def test_the_private_read_check_finds_one(tmp_path: Path) -> None:
     )
     (tmp_path / "b.py").write_text("from a import _helper\n")
     assert _private_reads(tmp_path) == ["a.py:10: a._x", "b.py:1: import of _helper"]
+
+
+#: What only a program that saves coroutines or drives an event loop by hand reads: frames,
+#: suspended generators' and coroutines' insides, asyncio's private queues.
+_INTERNALS = frozenset(
+    {
+        "f_lasti",
+        "f_back",
+        "f_locals",
+        "gi_frame",
+        "cr_frame",
+        "cr_await",
+        "ag_frame",
+        "_ready",
+        "_scheduled",
+        "get_referents",
+    }
+)
+
+
+def test_no_module_reads_frames_or_event_loop_internals() -> None:
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "agui_fsm").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in _INTERNALS:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.attr}")
+    assert found == []

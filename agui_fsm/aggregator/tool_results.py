@@ -238,6 +238,7 @@ class MessageToolCall:
     @property
     def resolved(self) -> bool:
         return bool(self.parts) and is_resolved(self.parts[0])
+
     artifact = _part_field("artifact")
     model_content = _part_field("modelContent")
     tool_message_id = _part_field("unstable_toolMessageId")

@@ -18,55 +18,23 @@ stops the stream.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Unpack
 
 from agui_fsm.errors import SettleTimeout, UsageError
 from agui_fsm.runtime.facade import reads_core
-from agui_fsm.thread.commands import (
-    AbortRun,
-    CallTool,
-    CancelTool,
-    Finish,
-    LoadHistory,
-    ReadThreadSoon,
-    StartRun,
-    SubmitToolResult,
-    Wake,
-    WriteHistory,
-)
+from agui_fsm.runtime.performer import AsyncPerformer
 from agui_fsm.thread.core import ThreadCore
 from agui_fsm.thread.messages import Message, default_id
 from agui_fsm.thread.outlet import Diagnostic
 from agui_fsm.thread.run import AgentRunError
-from agui_fsm.thread.runs import DONE, LOADING, YIELD, Operation
 from agui_fsm.thread.settings import RuntimeOptions, checked_settings
 from agui_fsm.thread.thread_messages import UNSET
 from agui_fsm.thread.tool_parts import Tool
 from agui_fsm.thread.wire_meta import persisted_interrupts
 
 log = logging.getLogger("agui_fsm.runtime")
-
-
-class _Driven:
-    """An operation this driver drives: the runs and history load handed to it, and the
-    future it parks on between them."""
-
-    __slots__ = ("load", "op", "runs", "waiter", "woken")
-
-    def __init__(self, op: Operation) -> None:
-        self.op = op
-        self.runs: list[StartRun] = []
-        self.load = False
-        self.woken = False
-        self.waiter: asyncio.Future | None = None
-
-    def wake(self) -> None:
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
 
 
 @reads_core
@@ -106,13 +74,6 @@ class ThreadRuntime:
         self.on_cancel = on_cancel
         self.machines = settings.machines
         self.new_id = id_factory
-        self._driven: dict[int, _Driven] = {}
-        self._streams: dict[str, asyncio.Task | None] = {}  # run id -> the task streaming it
-        self._tool_tasks: dict[str, asyncio.Task] = {}
-        self._background: set[asyncio.Task] = set()  # detached operations, tools, submissions
-        self._writes: set[asyncio.Task] = set()  # history adapter calls in flight
-        self._read_scheduled = False
-        self._performing = False
         self.core = ThreadCore(
             settings,
             tools=list(self.tools),
@@ -122,7 +83,8 @@ class ThreadRuntime:
             on_update=on_update,
             on_error=on_error,
         )
-        self._perform()
+        self._performer = AsyncPerformer(self.core, agent, self.tools, history, on_cancel)
+        self._performer.perform()
 
     # The core's observations (messages, state, is_running, pending_interrupts, ...), its
     # readings (thread(), export(), work_in_progress(), ...) and the options are read-only
@@ -133,7 +95,7 @@ class ThreadRuntime:
         reference host feeds its tracker ``setState({messages, isRunning})``), and
         ``observer.on_action(name)`` when ``append``, ``reload`` or ``cancel`` begins."""
         self.core.add_observer(observer)
-        self._perform()
+        self._performer.perform()
 
     # -- the user's operations ------------------------------------------------------------
 
@@ -149,7 +111,7 @@ class ThreadRuntime:
         """Add a message (text, a message-like dict or a :class:`Message`) under
         ``parent_id`` (default: the head; None: the root) and, for a user message, run the
         agent. Raises :class:`InterruptPendingError` while an interrupt is pending."""
-        return await self._drive(
+        return await self._performer.drive(
             self.core.append(
                 message,
                 parent_id=parent_id,
@@ -181,25 +143,27 @@ class ThreadRuntime:
     ) -> None:
         """Regenerate: run again from ``parent_id`` (default: the parent of ``message_id``,
         or of the last message when it is an assistant message) as a new branch."""
-        await self._drive(self.core.reload(message_id, parent_id=parent_id, run_config=run_config))
+        await self._performer.drive(
+            self.core.reload(message_id, parent_id=parent_id, run_config=run_config)
+        )
 
     async def resume(
         self, parent_id: str | None = None, *, run_config: Mapping[str, Any] | None = None
     ) -> None:
         """Run the agent again from ``parent_id`` without adding a message."""
-        await self._drive(self.core.resume(parent_id, run_config=run_config))
+        await self._performer.drive(self.core.resume(parent_id, run_config=run_config))
 
     async def steer_away(
         self, message: Any, responses: Sequence[Mapping[str, Any]] | None = None
     ) -> None:
         """Send a new message instead of answering: open interrupts are answered
         ``cancelled`` (unless ``responses`` answers them), pending tool calls cancelled."""
-        await self._drive(self.core.steer_away(message, responses))
+        await self._performer.drive(self.core.steer_away(message, responses))
 
     async def cancel(self) -> None:
         """Abort the active run: its message ends incomplete/cancelled, the stream is closed."""
         self.core.cancel()
-        self._perform()
+        self._performer.perform()
 
     async def add_tool_result(
         self,
@@ -218,37 +182,39 @@ class ThreadRuntime:
         op = self.core.add_tool_result(
             tool_call_id, result, message_id=message_id, is_error=is_error, artifact=artifact
         )
-        return await self._drive(op)
+        return await self._performer.drive(op)
 
     async def submit_interrupt_responses(self, responses: Sequence[Mapping[str, Any]]) -> None:
         """Answer every open interrupt (``[{"interruptId", "status", "payload"?}]``) and
         start the resume run carrying them."""
-        await self._drive(self.core.submit_interrupt_responses(responses))
+        await self._performer.drive(self.core.submit_interrupt_responses(responses))
 
     async def respond_to_tool_approval(
         self, approval_id: str, approved: bool, reason: str | None = None
     ) -> None:
         """Decide one tool approval; once every gate of the batch is decided, resume."""
-        await self._drive(self.core.respond_to_tool_approval(approval_id, approved, reason))
+        await self._performer.drive(
+            self.core.respond_to_tool_approval(approval_id, approved, reason)
+        )
 
     def set_state(self, state: Any) -> None:
         """Replace the agent state (a value, or a function of the previous state); it rides
         the next run's input."""
         self.core.set_state(state)
-        self._perform()
+        self._performer.perform()
 
     def reset_state(self) -> None:
         self.core.reset_state()
-        self._perform()
+        self._performer.perform()
 
     def apply_external_messages(self, messages: Sequence[Message]) -> None:
         """Replace the visible thread with ``messages`` (kept branches stay, if consistent)."""
         self.core.apply_external_messages(messages)
-        self._perform()
+        self._performer.perform()
 
     async def load_history(self) -> None:
         """Load the thread from the history adapter (once)."""
-        await self._drive(self.core.load_history())
+        await self._performer.drive(self.core.load_history())
 
     async def settled(self, timeout: float | None = None) -> None:
         """Wait until everything the operations so far set off has settled: the active
@@ -257,7 +223,7 @@ class ThreadRuntime:
         those set off in turn. Raises :class:`~agui_fsm.errors.SettleTimeout` after
         ``timeout`` seconds (None: no limit); nothing is cancelled then."""
         try:
-            await asyncio.wait_for(self._until_settled(), timeout)
+            await asyncio.wait_for(self._performer.until_settled(), timeout)
         except TimeoutError:
             pending = self.work_in_progress()
             if not pending:
@@ -269,305 +235,9 @@ class ThreadRuntime:
 
     async def flush_history(self) -> None:
         """Wait for history adapter calls in flight (asynchronous adapters)."""
-        while self._writes:
-            await asyncio.gather(*list(self._writes), return_exceptions=True)
-
-    # -- driving --------------------------------------------------------------------------
-
-    async def _drive(self, op: Operation) -> Any:
-        """Perform the core's commands and stream the runs handed to ``op`` until it is
-        finished; its result, or its error raised."""
-        driven = self._driven.get(op.id)
-        if driven is None:
-            driven = self._driven[op.id] = _Driven(op)
-        core = self.core
-        try:
-            while True:
-                self._perform()
-                if driven.runs:
-                    await self._stream(driven.runs.pop(0))
-                    continue
-                if driven.load:
-                    driven.load = False
-                    await self._load(op)
-                    continue
-                if op.phase == DONE:
-                    break
-                if op.phase == YIELD:
-                    await asyncio.sleep(0)  # the results the turn's start submitted land
-                    core.proceed(op.id)
-                    continue
-                if driven.woken:
-                    driven.woken = False
-                    core.proceed(op.id)
-                    continue
-                if op.phase == LOADING:
-                    raise UsageError(f"operation {op.id}: its history load was not handed over")
-                driven.waiter = asyncio.get_running_loop().create_future()
-                await driven.waiter
-                driven.waiter = None
-        finally:
-            if self._driven.get(op.id) is driven:
-                del self._driven[op.id]
-        self._perform()
-        if op.error is not None:
-            raise op.error
-        return op.result
-
-    def _perform(self) -> None:
-        """Perform every command the core has emitted, in order (and those they cause)."""
-        if self._performing:
-            return  # the outer call goes on with what this one would have performed
-        self._performing = True
-        core = self.core
-        try:
-            while core.commands:
-                for command in core.take_commands():
-                    self._perform_one(command)
-        finally:
-            self._performing = False
-
-    def _perform_one(self, command: Any) -> None:
-        kind = type(command)
-        if kind is ReadThreadSoon:
-            self._schedule_read()
-        elif kind is StartRun:
-            driven = self._driven_or_new(command.operation)
-            driven.runs.append(command)
-            driven.wake()
-        elif kind is Wake:
-            driven = self._driven_or_new(command.operation)
-            driven.woken = True
-            driven.wake()
-        elif kind is Finish:
-            driven = self._driven.get(command.operation)
-            if driven is not None:
-                driven.wake()
-        elif kind is WriteHistory:
-            self._write(command)
-        elif kind is CallTool:
-            self._tool_tasks[command.tool_call_id] = self._spawn(self._call_tool(command))
-        elif kind is CancelTool:
-            task = self._tool_tasks.pop(command.tool_call_id, None)
-            if task is not None:
-                task.cancel()
-        elif kind is SubmitToolResult:
-            self._spawn(self._submit(command))
-        elif kind is AbortRun:
-            self._abort(command.run_id)
-        elif kind is LoadHistory:
-            driven = self._driven_or_new(command.operation)
-            driven.load = True
-            driven.wake()
-        else:
-            raise UsageError(f"the asyncio driver cannot perform {command!r}")
-
-    def _driven_or_new(self, operation_id: int) -> _Driven:
-        """The driven record of an operation; a new one, driven by a task of its own, for an
-        operation nobody drives yet (a resume the thread started on its own)."""
-        driven = self._driven.get(operation_id)
-        if driven is None:
-            op = self.core.runs.operation_of(operation_id)
-            driven = self._driven[operation_id] = _Driven(op)
-            self._spawn(self._drive_detached(op))
-        return driven
-
-    async def _drive_detached(self, op: Operation) -> None:
-        try:
-            await self._drive(op)
-        except Exception as exc:  # noqa: BLE001 - reported by the core already
-            log.info("a detached operation ended with %s", exc)
-
-    def _spawn(self, work: Any) -> asyncio.Task:
-        task = asyncio.ensure_future(work)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        return task
-
-    def _schedule_read(self) -> None:
-        if self._read_scheduled:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._read_thread()  # no loop: the burst is over now
-            return
-        self._read_scheduled = True
-        loop.call_soon(self._read_thread)
-
-    def _read_thread(self) -> None:
-        self._read_scheduled = False
-        self.core.read_thread()
-        self._perform()
-
-    # -- runs -----------------------------------------------------------------------------
-
-    async def _stream(self, command: StartRun) -> None:
-        """Call the agent and stream its events into the core until the stream ends."""
-        core = self.core
-        run_id = command.run_id
-        run = core.runs.run(run_id)
-        self._streams[run_id] = asyncio.current_task()
-        failure: BaseException | None = None
-        try:
-            source = self.agent.run(command.input)
-            if inspect.isawaitable(source):
-                source = await source
-            feed = run.reader.feed
-            if hasattr(source, "__aiter__"):
-                iterator = source.__aiter__()
-                try:
-                    while not run.aborted:
-                        try:
-                            raw = await iterator.__anext__()
-                        except StopAsyncIteration:
-                            break
-                        if run.aborted:
-                            break
-                        feed(raw)
-                        if core.commands:
-                            self._perform()
-                finally:
-                    close = getattr(iterator, "aclose", None)
-                    if close is not None:
-                        await close()
-            else:
-                iterator = iter(source)
-                try:
-                    for raw in iterator:
-                        if run.aborted:
-                            break
-                        feed(raw)
-                        if core.commands:
-                            self._perform()
-                        if run.aborted:
-                            break
-                finally:
-                    close = getattr(iterator, "close", None)
-                    if close is not None:
-                        close()
-        except asyncio.CancelledError:
-            if not run.aborted:
-                raise
-            task = asyncio.current_task()
-            if task is not None and hasattr(task, "uncancel"):
-                task.uncancel()
-        except Exception as exc:  # noqa: BLE001 - the run fails, the thread stays usable
-            failure = exc
-        finally:
-            self._streams.pop(run_id, None)
-        if failure is not None:
-            core.stream_failed(run_id, failure)
-        else:
-            core.stream_ended(run_id)
-        self._perform()
-
-    def _abort(self, run_id: str) -> None:
-        try:
-            abort = getattr(self.agent, "abort_run", None)
-            if abort is not None:
-                abort()
-        except Exception:
-            log.exception("agent.abort_run raised")
-        finally:
-            if self.on_cancel is not None:
-                self.on_cancel()
-            task = self._streams.get(run_id)
-            current = asyncio.current_task() if _has_loop() else None
-            if task is not None and task is not current and not task.done():
-                task.cancel()
-
-    # -- tools ----------------------------------------------------------------------------
-
-    async def _call_tool(self, command: CallTool) -> None:
-        tool_call_id = command.tool_call_id
-        try:
-            result = self.tools[command.name](command.args)
-            if inspect.isawaitable(result):
-                result = await result
-        except Exception as exc:  # noqa: BLE001 - a tool's failure is its error result
-            op = self.core.tool_raised(tool_call_id, exc)
-        else:
-            op = self.core.tool_returned(tool_call_id, result)
-        finally:
-            if self._tool_tasks.get(tool_call_id) is asyncio.current_task():
-                del self._tool_tasks[tool_call_id]
-        if op is None:
-            self._perform()
-            return
-        try:
-            await self._drive(op)
-        except Exception as exc:  # noqa: BLE001 - the runtime reports a failed resume itself
-            log.info("submitting the result of %s failed: %s", tool_call_id, exc)
-
-    async def _submit(self, command: SubmitToolResult) -> None:
-        op = self.core.submit_tool_result(command.tool_call_id, command.result, command.is_error)
-        try:
-            await self._drive(op)
-        except Exception as exc:  # noqa: BLE001 - the runtime reports a failed resume itself
-            log.info("submitting the result of %s failed: %s", command.tool_call_id, exc)
-
-    # -- history --------------------------------------------------------------------------
-
-    def _write(self, command: WriteHistory) -> None:
-        core = self.core
-        try:
-            result = getattr(self.history_adapter, command.method)(command.item)
-        except Exception as exc:  # noqa: BLE001 - an adapter failure is logged, not fatal
-            core.history_written(command.write_id, False, exc)
-            return
-        if not inspect.isawaitable(result):
-            core.history_written(command.write_id, True)
-            return
-
-        async def wait() -> None:
-            try:
-                await result
-            except Exception as exc:  # noqa: BLE001
-                core.history_written(command.write_id, False, exc)
-            else:
-                core.history_written(command.write_id, True)
-            self._perform()
-
-        task = asyncio.ensure_future(wait())
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
-
-    async def _load(self, op: Operation) -> None:
-        core = self.core
-        try:
-            raw = self.history_adapter.load()
-            if inspect.isawaitable(raw):
-                raw = await raw
-        except Exception as exc:  # noqa: BLE001 - reported through on_error, as the reference
-            core.history_failed(op.id, exc)
-            return
-        core.history_loaded(op.id, raw)
-
-    # -- settling -------------------------------------------------------------------------
-
-    def _busy_tasks(self) -> list[asyncio.Task]:
-        tasks = [t for t in self._streams.values() if t is not None and not t.done()]
-        tasks += [t for t in self._background if not t.done()]
-        return tasks
-
-    async def _until_settled(self) -> None:
-        while True:
-            tasks = self._busy_tasks()
-            if tasks:
-                await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-                continue
-            await asyncio.sleep(0)  # a task the last step scheduled gets its turn
-            if not self.work_in_progress() and not self._busy_tasks() and not self._read_scheduled:
-                return
-
-
-def _has_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
+        writes = self._performer.writes
+        while writes:
+            await asyncio.gather(*list(writes), return_exceptions=True)
 
 
 __all__ = ["AgentRunError", "Diagnostic", "ThreadRuntime", "persisted_interrupts"]

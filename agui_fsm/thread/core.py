@@ -29,31 +29,27 @@ asyncio; time and fresh ids are inputs (``id_factory``, the interrupt clock).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agui_fsm.errors import UsageError
+from agui_fsm.thread.answers import Answers
 from agui_fsm.thread.assistant import AssistantMessages
-from agui_fsm.thread.commands import AbortRun, Command, LoadHistory
+from agui_fsm.thread.commands import AbortRun, Command
 from agui_fsm.thread.guards import check_message_like, check_value
-from agui_fsm.thread.history import HistorySync, LoadedHistory
+from agui_fsm.thread.history import HistorySync
+from agui_fsm.thread.history_load import HistoryLoader
 from agui_fsm.thread.interrupts import Interrupts
 from agui_fsm.thread.messages import Message
 from agui_fsm.thread.observe import RunView
 from agui_fsm.thread.outlet import Diagnostic, Outlet
 from agui_fsm.thread.repository import MessageRepository, RepositoryItem
 from agui_fsm.thread.run import AgentState
-from agui_fsm.thread.runs import DONE, LOADING, READY, YIELD, Operation, Runs
+from agui_fsm.thread.runs import Operation, Runs
 from agui_fsm.thread.settings import RuntimeSettings
 from agui_fsm.thread.thread_messages import UNSET, ThreadMessages
 from agui_fsm.thread.tool_results import ToolResults
 from agui_fsm.thread.tool_tracker import ToolTracker
-
-log = logging.getLogger("agui_fsm.runtime")
-
-#: The operations a turn announces to the tool tracker (it discards or ends their tools).
-_ANNOUNCED = ("append", "reload")
+from agui_fsm.thread.turns import Turns
 
 
 class ThreadCore:
@@ -126,17 +122,17 @@ class ThreadCore:
             emit=emit,
         )
         assistants.on_status = runs.on_assistant_status
-        runs.on_history_loaded = self._history_done
         tool_results.streaming_into = runs.streaming_into
-        self.history_loading = False
-        self.history_loaded_once = False
+        self.loader = HistoryLoader(sync, thread, agent_state, runs, outlet, emit)
         self.tool_tracker: ToolTracker | None = None
         if tools:
             self.tool_tracker = ToolTracker(
-                self, tools, emit, self._diagnose_tool, settings.profile
+                self, tools, emit, outlet.diagnose_tool, settings.profile
             )
             runs.tool_tracker = self.tool_tracker
             outlet.watch(self.tool_tracker)
+        self.turns = Turns(runs, interrupts, tool_results, thread, outlet, self.tool_tracker)
+        self.answers = Answers(runs, interrupts, tool_results, thread, self.tool_tracker)
 
     # -- commands -------------------------------------------------------------------------
 
@@ -166,7 +162,7 @@ class ThreadCore:
 
     @property
     def is_loading(self) -> bool:
-        return self.history_loading
+        return self.loader.loading
 
     @property
     def run_count(self) -> int:
@@ -273,7 +269,7 @@ class ThreadCore:
             op.result = self.thread_messages.append_entry(message, parent_id, source_id)
             self.runs.finish(op)
             return op
-        return self._turn(op, "append")
+        return self.turns.begin(op)
 
     def reload(
         self,
@@ -286,39 +282,21 @@ class ThreadCore:
         or of the last message when it is an assistant message) as a new branch."""
         if parent_id is UNSET:
             parent_id = self.thread_messages.reload_parent(message_id)
-        op = self.runs.operation("reload", "turn", (parent_id, run_config))
-        return self._turn(op, "reload")
+        return self.turns.begin(self.runs.operation("reload", "turn", (parent_id, run_config)))
 
     def resume(
         self, parent_id: str | None = None, *, run_config: Mapping[str, Any] | None = None
     ) -> Operation:
         """Run the agent again from ``parent_id`` without adding a message."""
-        op = self.runs.operation("resume", "turn", (parent_id, run_config))
-        return self._turn(op, "resume")
+        return self.turns.begin(self.runs.operation("resume", "turn", (parent_id, run_config)))
 
     def steer_away(
         self, message: Any, responses: Sequence[Mapping[str, Any]] | None = None
     ) -> Operation:
         """Send a new message instead of answering: open interrupts are answered
         ``cancelled`` (unless ``responses`` answers them), pending tool calls cancelled."""
-        resume = None
-        if self.interrupts.pending() is not None:
-            resume = self.interrupts.steer(responses or [], self.runs)
-        elif (tools := self.tool_results.pending()) is not None:
-            if responses:
-                raise UsageError(
-                    "[agui] steerAway: responses are only valid for pending interrupts"
-                )
-            self.runs.assert_idle("steerAway")
-            self.tool_results.cancel_unresolved(tools[0])
-        elif responses:
-            raise UsageError("[agui] steerAway: no pending interrupts on this thread")
-        else:
-            return self.append(message)
-        entry = self.thread_messages.append_entry(message, UNSET, None)
-        op = self.runs.operation("steer_away", "run")
-        self.runs.start(op, entry.id, None, resume)
-        return op
+        op = self.answers.steer_away(message, responses)
+        return op if op is not None else self.append(message)
 
     def cancel(self) -> None:
         """Abort the active run: its message ends incomplete/cancelled; the driver stops
@@ -341,38 +319,20 @@ class ThreadCore:
         says whether a part matched. When every tool call of the message is resolved the
         message completes and a resume run starts (after the current run, if one is
         streaming)."""
-        matched, completed = self.tool_results.add(
+        return self.answers.tool_result(
             tool_call_id, result, message_id=message_id, is_error=is_error, artifact=artifact
         )
-        op = self.runs.operation("add_tool_result", "drain")
-        op.result = matched
-        if completed is not None:
-            self.runs.resume_due = completed
-        if matched:
-            self.runs.drain_resume(op)
-        else:
-            self.runs.finish(op)
-        return op
 
     def submit_interrupt_responses(self, responses: Sequence[Mapping[str, Any]]) -> Operation:
         """Answer every open interrupt (``[{"interruptId", "status", "payload"?}]``) and
         start the resume run carrying them."""
-        message_id, resume = self.interrupts.answer(responses, self.runs)
-        op = self.runs.operation("submit_interrupt_responses", "run")
-        self.runs.start(op, message_id, self.runs.last_run_config, resume)
-        return op
+        return self.answers.interrupt_responses(responses)
 
     def respond_to_tool_approval(
         self, approval_id: str, approved: bool, reason: str | None = None
     ) -> Operation:
         """Decide one tool approval; once every gate of the batch is decided, resume."""
-        message_id, resume = self.interrupts.decide(approval_id, approved, reason, self.runs)
-        op = self.runs.operation("respond_to_tool_approval", "run")
-        if resume is None:
-            self.runs.finish(op)
-        else:
-            self.runs.start(op, message_id, self.runs.last_run_config, resume)
-        return op
+        return self.answers.tool_approval(approval_id, approved, reason)
 
     def set_state(self, state: Any) -> None:
         """Replace the agent state (a value, or a function of the previous state); it rides
@@ -393,16 +353,7 @@ class ThreadCore:
     def load_history(self) -> Operation:
         """Load the thread from the history adapter, once: LoadHistory, then
         :meth:`history_loaded` or :meth:`history_failed`."""
-        op = self.runs.operation("load_history", "load")
-        if not self.history.present or self.history_loaded_once:
-            self.runs.finish(op)
-            return op
-        self.history_loaded_once = True
-        self.history_loading = True
-        self.outlet.notify()
-        op.phase = LOADING
-        self.commands.append(LoadHistory(op.id))
-        return op
+        return self.loader.begin()
 
     # -- the driver's reports ---------------------------------------------------------------
 
@@ -410,17 +361,7 @@ class ThreadCore:
         """The driver woke the operation (a Wake, or the turn of its loop it asked for):
         it goes on from its step."""
         op = self.runs.operation_of(operation_id)
-        try:
-            if op.step == "turn":
-                self._turn_checked(op)
-            elif op.step == "queued":
-                self._after_queue(op)
-            elif op.step == "drain":
-                self.runs.drain_resume(op, op.payload)
-            else:
-                raise UsageError(f"operation {op.id} ({op.kind}) has nothing to go on with")
-        except Exception as exc:  # noqa: BLE001 - the operation raises it to its caller
-            self.runs.finish(op, exc)
+        self.turns.proceed(op)
         return op
 
     def receive(self, run_id: str, item: Any) -> None:
@@ -459,19 +400,19 @@ class ThreadCore:
     def tool_returned(self, tool_call_id: str, result: Any) -> Operation | None:
         """The tool called for ``tool_call_id`` returned ``result``: the operation that
         submits it (the driver streams a resume it causes), or None when it is dropped."""
-        return self._tool_done(tool_call_id, result, raised=False)
+        return self.answers.tool_done(tool_call_id, result, raised=False)
 
     def tool_raised(self, tool_call_id: str, error: BaseException) -> Operation | None:
         """The tool called for ``tool_call_id`` raised ``error``: its error result is
         submitted (see :meth:`tool_returned`)."""
-        return self._tool_done(tool_call_id, error, raised=True)
+        return self.answers.tool_done(tool_call_id, error, raised=True)
 
     def submit_tool_result(self, tool_call_id: str, result: Any, is_error: bool) -> Operation:
         """Perform a SubmitToolResult command: the tracker's result goes in as the client's."""
         tracker = self.tool_tracker
         if tracker is not None and tracker.submissions_due:
             tracker.submissions_due -= 1
-        return self._submission(tool_call_id, result, is_error)
+        return self.answers.submission(tool_call_id, result, is_error)
 
     def history_written(
         self, write_id: int, ok: bool = True, error: BaseException | None = None
@@ -482,113 +423,11 @@ class ThreadCore:
     def history_loaded(self, operation_id: int, loaded: Any) -> None:
         """What the adapter's ``load()`` returned (a :class:`LoadedHistory`, a list of AG-UI
         messages, or None) becomes the thread; a run in flight when it was saved resumes."""
-        op = self.runs.operation_of(operation_id)
-        if loaded is None:
-            self._loaded(op)
-            return
-        try:
-            check_value("load_history", _history_values(loaded))
-            applied = self.thread_messages.apply_loaded(loaded)
-            # The reference applies the loaded thread in one promise reaction and clears its
-            # loading flag in a later one: its tool tracker sees the thread while loading.
-            self.runs.settle_burst()
-            if applied.has_state or applied.state is not None:
-                self.agent_state.value = applied.state
-            if applied.resume:
-                op.step = "run"
-                head = applied.head_id or self.repo.head_id
-                self.runs.start(op, head, self.runs.last_run_config)
-                return
-        except Exception as exc:  # noqa: BLE001 - reported through on_error, as the reference
-            self.history_failed(operation_id, exc)
-            return
-        self._loaded(op)
+        self.loader.receive(self.runs.operation_of(operation_id), loaded)
 
     def history_failed(self, operation_id: int, error: BaseException) -> None:
         """The adapter's ``load()`` raised ``error``: logged and reported, the thread stays."""
-        op = self.runs.operation_of(operation_id)
-        log.error("failed to load history: %s", error)
-        self.outlet.report(error)
-        self._loaded(op)
-
-    # -- inside ---------------------------------------------------------------------------
-
-    def _history_done(self) -> None:
-        self.history_loading = False
-        self.outlet.notify()
-
-    def _loaded(self, op: Operation) -> None:
-        self._history_done()
-        self.runs.finish(op)
-
-    def _turn(self, op: Operation, method: str) -> Operation:
-        """A turn begins: the tool tracker hears of it (append, reload), then, once the
-        results it submitted for tools the turn ended have landed, the turn's checks."""
-        if method in _ANNOUNCED:
-            self.outlet.announce(method)
-            tracker = self.tool_tracker
-            if tracker is not None and tracker.take_answering_aborted():
-                op.phase = YIELD
-                return op
-        try:
-            self._turn_checked(op)
-        except Exception as exc:
-            self.runs.discard(op, exc)
-            raise
-        return op
-
-    def _turn_checked(self, op: Operation) -> None:
-        """The interrupt guard, then the run's ``request_run`` (the turn may wait)."""
-        op.phase = READY
-        self.interrupts.assert_none_pending()
-        op.step = "queued"
-        if self.runs.request_turn(op, op.kind):
-            self._go_on(op)
-
-    def _after_queue(self, op: Operation) -> None:
-        """Woken in the queue: the turn asks again (and waits again while a run streams)."""
-        if self.runs.request_turn(op, op.kind):
-            self._go_on(op)
-
-    def _go_on(self, op: Operation) -> None:
-        """The turn may go on (nothing streams, or a run beside it is allowed): the
-        interrupt guard again (the run it waited for may have raised one), auto-cancel,
-        then the operation's own action."""
-        self.interrupts.assert_none_pending()
-        if op.kind in _ANNOUNCED:
-            self.tool_results.auto_cancel()
-        op.step = "run"
-        if op.kind == "append":
-            message, parent_id, source_id, run_config = op.payload
-            entry = self.thread_messages.append_entry(message, parent_id, source_id)
-            op.result = entry
-            self.runs.start(op, entry.id, run_config)
-        elif op.kind == "reload":
-            parent_id, run_config = op.payload
-            self.runs.start(op, parent_id, run_config)
-        else:
-            parent_id, run_config = op.payload
-            config = run_config if run_config is not None else self.runs.last_run_config
-            self.runs.start(op, parent_id, config)
-
-    def _tool_done(self, tool_call_id: str, outcome: Any, raised: bool) -> Operation | None:
-        tracker = self.tool_tracker
-        if tracker is None:
-            return None
-        submission = tracker.returned(tool_call_id, outcome, raised)
-        if submission is None:
-            return None
-        return self._submission(tool_call_id, *submission)
-
-    def _submission(self, tool_call_id: str, result: Any, is_error: bool) -> Operation:
-        op = self.add_tool_result(tool_call_id, result, is_error=is_error)
-        tracker = self.tool_tracker
-        if tracker is not None and op.phase != DONE:
-            tracker.submitting.add(op.id)
-        return op
-
-    def _diagnose_tool(self, diagnostic: Exception) -> None:
-        self.outlet.diagnostics.append(Diagnostic(diagnostic, None, None))
+        self.loader.fail(self.runs.operation_of(operation_id), error)
 
 
 def _role(message: Any) -> str:
@@ -597,13 +436,6 @@ def _role(message: Any) -> str:
     if isinstance(message, Mapping):
         return message.get("role", "user")
     return message.role
-
-
-def _history_values(loaded: Any) -> Any:
-    """What a history adapter hands over, as plain values for the nesting check."""
-    if not isinstance(loaded, LoadedHistory):
-        return loaded
-    return loaded.state, [item.message.content for item in loaded.messages]
 
 
 def _no_status_hook(message_id: str, taken: Any) -> None:

@@ -94,6 +94,10 @@ class Outlet:
             except Exception:
                 log.exception("on_error callback raised")
 
+    def diagnose_tool(self, diagnostic: Exception) -> None:
+        """What the tool tracker noticed of a tool call's arguments or parts."""
+        self.diagnostics.append(Diagnostic(diagnostic, None, None))
+
     def diagnose(self, error: Exception, run_number: int | None) -> None:
         index = getattr(error, "index", None)
         self.diagnostics.append(Diagnostic(error, run_number, index))

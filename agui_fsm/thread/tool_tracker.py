@@ -153,11 +153,6 @@ class ToolTracker:
         is still to be read after an update."""
         return self.pending > 0 or self._update_due
 
-    @property
-    def update_due(self) -> bool:
-        """A thread update is still to be read (:meth:`flush`)."""
-        return self._update_due
-
     def close(self) -> None:
         """Stop: cancel the tools still running (their results are never submitted) and
         run no more."""
