@@ -40,7 +40,7 @@ export const CLIENT_ACTIONS = {
   "add_tool_result": "a front-end or human-in-the-loop tool result",
   "submit_interrupt_responses": "answers to pending interrupts; a resume run starts",
   "resume": "start a run that continues the thread after results or responses",
-  "request_run": "append, reload or resume asks for a run while this run's stream is open",
+  "request_run": "a run is asked for (append, reload, resume, an interrupt's answer, the resume tool results make due) while this run's stream is open",
   "start_run": "the client opens a run against the agent (append, reload or resume)",
   "stream_end": "the agent's event stream closed normally",
   "agent_error": "the agent's stream raised (transport error, protocol violation)",
@@ -54,7 +54,8 @@ export const CLIENT_ACTIONS = {
   "observe_args": "a thread update shows a tool call's argsText other than the one tracked",
   "observe_result": "a thread update shows a tool call's result set, replaced or cleared",
   "observe_removed": "a thread update no longer shows a tool call the executor tracks",
-  "snapshot": "the aggregator's snapshot for a later event of the same stream re-asserts its own status over one the client set"
+  "snapshot": "the aggregator's snapshot for a later event of the same stream re-asserts its own status over one the client set",
+  "thread_changed": "the thread changed (a branch switch, a cancel, a message the stream opened after this one): its last assistant message no longer shows this item"
 } as const;
 export type ClientAction = keyof typeof CLIENT_ACTIONS;
 
@@ -158,15 +159,16 @@ export type RunGuard =
   | "first_finish"
   | "outcome_names_pending_tool_calls"
   | "refuses_while_running"
+  | "is_due_resume"
   | "finish_dispatched"
   | "rejected_by_client_1_0"
   | "rejected_by_client_0_0_58";
 export type RunEffect =
   | "open_run"
-  | "ignore_event"
   | "record_outcome"
   | "hold_agent_interrupts"
-  | "mark_error"
+  | "record_run_error"
+  | "fail_message"
   | "mark_cancelled"
   | "synthesize_run_finished"
   | "close_run"
@@ -179,6 +181,7 @@ export type RunEffect =
   | "store_snapshot_messages"
   | "refuse_run"
   | "queue_run"
+  | "defer_resume"
   | "start_overlapping_run";
 export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
   name: "run",
@@ -201,29 +204,31 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     "has_interrupt": "the RUN_FINISHED outcome was an interrupt with interrupts",
     "first_finish": "the stream's first RUN_FINISHED (the client forwards only that one)",
     "outcome_names_pending_tool_calls": "the success outcome carries AG-UI 1.0's pendingToolCallIds",
-    "refuses_while_running": "the runtime's queue_policy is 'refuse'",
+    "refuses_while_running": "the request is refused while a run streams: the runtime's queue_policy is 'refuse', or it is an interrupt's answer or steer_away",
+    "is_due_resume": "the request is the resume tool results made due (a message whose calls all have results): it never overlaps a run",
     "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second RUN_STARTED reopened the stream's run, not the client's",
     "rejected_by_client_1_0": "@ag-ui/client 1.0 fails the run on this event: a finding of a rule whose verify_events verdict is 'same' (with validation='all', any error)",
-    "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on this event: its event schemas do not list the type, or its verifyEvents refuses it (agui_fsm.runtime.reference_checks; with validation='all', any error too). It checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after RUN_ERROR"
+    "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on this event: its event schemas do not list the type, or its verifyEvents refuses it (agui_fsm.thread.reference_checks; with validation='all', any error too). It checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after RUN_ERROR"
   },
   effects: {
-    "open_run": "insert the optimistic assistant placeholder, reset the aggregator (a synthetic RUN_STARTED) and call the agent",
-    "ignore_event": "the client forwards neither the stream's RUN_STARTED nor a later RUN_FINISHED to the aggregator (a second run in one stream goes on in the same message)",
+    "open_run": "reset the aggregator (a synthetic RUN_STARTED), whose first snapshot inserts the optimistic assistant placeholder; the agent is called with the RunAgentInput (StartRun). The stream's own RUN_STARTED is never forwarded, nor a RUN_FINISHED after the first (a second run in one stream goes on in the same message): those edges do nothing",
     "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); then the agent holds its interrupts for the next run to answer (a run the subscriber starts sees the ones held before)",
     "hold_agent_interrupts": "@ag-ui/client holds the interrupts of the stream's last RUN_FINISHED, even one the client never forwarded: the next run is refused for interrupts the thread does not show",
-    "mark_error": "mark the assistant message incomplete with the error; the run's caller is raised the error once the run has settled",
-    "mark_cancelled": "mark the assistant message incomplete/cancelled and stop reading the stream",
+    "record_run_error": "hand RUN_ERROR to the aggregator (the message ends incomplete with its message); the run fails with it: its operation raises it once the run has settled",
+    "fail_message": "the agent raised or the stream broke the protocol: the message ends incomplete with the error's text; the run's operation raises the error once the run has settled",
+    "mark_cancelled": "mark the assistant message incomplete/cancelled; the driver stops reading the stream (AbortRun)",
     "synthesize_run_finished": "the stream closed without RUN_FINISHED: hand the aggregator one, as @ag-ui/client's finalize does",
-    "close_run": "clear the running flag; then start a deferred resume, if one is due, then the runs queued behind this one",
+    "close_run": "the stream is over (normally, failed or aborted): the aggregator settles and the running flag is cleared; then the operation streaming the run raises its error, or streams the resume it deferred (unless the run was aborted or an interrupt holds it), or ends; then the operations queued behind it wake",
     "fail_run": "the run fails on the event: the error is the validator's finding for it (or, where the validator has none, the client check's), the message ends incomplete/error (agent_error)",
     "diagnose_fault": "the event's findings become diagnostics; the event goes on",
     "drop_task_events": "the events that arrived in the same task as the faulty one (one network read) are not applied, but for the task's first: @ag-ui/client 0.0.58 checks each event as it arrives (transformChunks, verifyEvents) and applies them after, one by one, in a chain of microtasks; the fault ends the stream at once, so the events still queued are lost, and the first, already being applied, lands after the run failed (a RUN_FINISHED is not forwarded a second time, but its interrupts are the agent's; a RUN_ERROR's message becomes the run's error), and the failure is reported to the message once more. In the spec profile every event is applied as it arrives, so the thread is the same however the stream is read",
-    "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a console warning: the subscriber never sees it",
+    "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a console warning (logged): the subscriber never sees it",
     "apply_event": "the event goes to the thread like any other: the spec profile keeps no second message list (the validator has already judged the stream)",
     "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
     "store_snapshot_messages": "the history adapter is given the snapshot's messages it does not have yet, in thread order (a user message the snapshot renamed is stored under its new id, so what it stores stays connected); the reference stores none",
     "refuse_run": "append, reload or resume while this run streams raises UsageError",
-    "queue_run": "append, reload or resume while this run streams waits until it has settled (and any resume it made due), then goes ahead: runs never overlap",
+    "queue_run": "append, reload or resume while this run streams waits in the queue until it has settled (and any resume it made due), then goes ahead: runs never overlap",
+    "defer_resume": "the due resume waits for this run: close_run starts it",
     "start_overlapping_run": "append, reload or resume while this run streams starts another run at once, as @assistant-ui/react-ag-ui does: the two overlap"
   },
   groups: {
@@ -240,15 +245,15 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
   },
   transitions: [
     {"trigger": "start_run", "source": ["idle", "finished", "errored", "cancelled", "interrupted"], "dest": "running", "conditions": [], "unless": [], "effects": ["open_run"], "profile": null},
-    {"trigger": "RUN_STARTED", "source": ["running"], "dest": "running", "conditions": ["by_client"], "unless": [], "effects": ["ignore_event"], "profile": null},
-    {"trigger": "RUN_STARTED", "source": ["running"], "dest": "running", "conditions": [], "unless": ["run_announced"], "effects": ["ignore_event"], "profile": null},
-    {"trigger": "RUN_STARTED", "source": ["draining"], "dest": "running", "conditions": [], "unless": [], "effects": ["ignore_event"], "profile": null},
+    {"trigger": "RUN_STARTED", "source": ["running"], "dest": "running", "conditions": ["by_client"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "RUN_STARTED", "source": ["running"], "dest": "running", "conditions": [], "unless": ["run_announced"], "effects": [], "profile": null},
+    {"trigger": "RUN_STARTED", "source": ["draining"], "dest": "running", "conditions": [], "unless": [], "effects": [], "profile": null},
     {"trigger": "RUN_FINISHED", "source": ["running", "draining"], "dest": "errored", "conditions": ["outcome_names_pending_tool_calls"], "unless": [], "effects": ["reject_outcome"], "profile": "reference"},
     {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "draining", "conditions": ["first_finish"], "unless": [], "effects": ["record_outcome"], "profile": null},
-    {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "draining", "conditions": [], "unless": [], "effects": ["ignore_event", "hold_agent_interrupts"], "profile": "reference"},
-    {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "draining", "conditions": [], "unless": [], "effects": ["ignore_event"], "profile": "spec"},
-    {"trigger": "RUN_FINISHED", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["ignore_event", "hold_agent_interrupts"], "profile": "reference"},
-    {"trigger": "RUN_FINISHED", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["ignore_event"], "profile": "spec"},
+    {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "draining", "conditions": [], "unless": [], "effects": ["hold_agent_interrupts"], "profile": "reference"},
+    {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "draining", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
+    {"trigger": "RUN_FINISHED", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["hold_agent_interrupts"], "profile": "reference"},
+    {"trigger": "RUN_FINISHED", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
     {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
@@ -266,24 +271,33 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     {"trigger": "event_unlisted", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},
     {"trigger": "event_unlisted", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
     {"trigger": "event_unlisted", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},
-    {"trigger": "RUN_ERROR", "source": ["running", "draining"], "dest": "errored", "conditions": [], "unless": [], "effects": ["mark_error"], "profile": null},
-    {"trigger": "agent_error", "source": ["running", "draining", "errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["mark_error"], "profile": null},
+    {"trigger": "RUN_ERROR", "source": ["running", "draining"], "dest": "errored", "conditions": [], "unless": [], "effects": ["record_run_error"], "profile": null},
+    {"trigger": "agent_error", "source": ["running", "draining", "errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["fail_message"], "profile": null},
     {"trigger": "cancel", "source": ["running", "draining"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["mark_cancelled"], "profile": null},
+    {"trigger": "cancel", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["mark_cancelled"], "profile": null},
     {"trigger": "request_run", "source": ["running"], "dest": "running", "conditions": ["refuses_while_running"], "unless": [], "effects": ["refuse_run"], "profile": null},
+    {"trigger": "request_run", "source": ["running"], "dest": "running", "conditions": ["is_due_resume"], "unless": [], "effects": ["defer_resume"], "profile": null},
     {"trigger": "request_run", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["queue_run"], "profile": "spec"},
     {"trigger": "request_run", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["start_overlapping_run"], "profile": "reference"},
     {"trigger": "request_run", "source": ["draining"], "dest": "draining", "conditions": ["refuses_while_running"], "unless": [], "effects": ["refuse_run"], "profile": null},
+    {"trigger": "request_run", "source": ["draining"], "dest": "draining", "conditions": ["is_due_resume"], "unless": [], "effects": ["defer_resume"], "profile": null},
     {"trigger": "request_run", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["queue_run"], "profile": "spec"},
     {"trigger": "request_run", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["start_overlapping_run"], "profile": "reference"},
     {"trigger": "request_run", "source": ["errored"], "dest": "errored", "conditions": ["refuses_while_running"], "unless": [], "effects": ["refuse_run"], "profile": null},
+    {"trigger": "request_run", "source": ["errored"], "dest": "errored", "conditions": ["is_due_resume"], "unless": [], "effects": ["defer_resume"], "profile": null},
     {"trigger": "request_run", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["queue_run"], "profile": "spec"},
     {"trigger": "request_run", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["start_overlapping_run"], "profile": "reference"},
+    {"trigger": "request_run", "source": ["finished"], "dest": "finished", "conditions": ["is_due_resume"], "unless": [], "effects": ["defer_resume"], "profile": null},
+    {"trigger": "request_run", "source": ["errored"], "dest": "errored", "conditions": ["is_due_resume"], "unless": [], "effects": ["defer_resume"], "profile": null},
+    {"trigger": "request_run", "source": ["cancelled"], "dest": "cancelled", "conditions": ["is_due_resume"], "unless": [], "effects": ["defer_resume"], "profile": null},
+    {"trigger": "request_run", "source": ["interrupted"], "dest": "interrupted", "conditions": ["is_due_resume"], "unless": [], "effects": ["defer_resume"], "profile": null},
     {"trigger": "stream_end", "source": ["draining"], "dest": "interrupted", "conditions": ["has_interrupt"], "unless": [], "effects": ["close_run"], "profile": null},
     {"trigger": "stream_end", "source": ["draining"], "dest": "finished", "conditions": [], "unless": [], "effects": ["close_run"], "profile": null},
     {"trigger": "stream_end", "source": ["running"], "dest": "interrupted", "conditions": ["finish_dispatched", "has_interrupt"], "unless": [], "effects": ["close_run"], "profile": null},
     {"trigger": "stream_end", "source": ["running"], "dest": "finished", "conditions": ["finish_dispatched"], "unless": [], "effects": ["close_run"], "profile": null},
     {"trigger": "stream_end", "source": ["running"], "dest": "finished", "conditions": [], "unless": [], "effects": ["synthesize_run_finished", "close_run"], "profile": null},
     {"trigger": "stream_end", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["close_run"], "profile": null},
+    {"trigger": "stream_end", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["close_run"], "profile": null},
   ],
 };
 
@@ -339,8 +353,7 @@ export type ToolCallEffect =
   | "override_result"
   | "override_stream_result"
   | "record_cancellation"
-  | "attach_approval"
-  | "settle_approval";
+  | "attach_approval";
 export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, ToolCallEffect> = {
   name: "tool_call",
   description: "One tool call: streamed arguments, then exactly one result or a cancellation.",
@@ -387,8 +400,7 @@ export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, T
     "override_result": "the client's result replaces the backend's: later aggregator snapshots show the client's (a later different backend result still wins)",
     "override_stream_result": "on a message a snapshot or history import put in place of the one a run streams into, the call looked unanswered while the run already had a backend result for it: the client's result replaces that one, as override_result (the reference shows the backend's again at the stream's next update)",
     "record_cancellation": "record {'error': 'Tool call cancelled by user'}, isError true",
-    "attach_approval": "project the interrupt onto the part as approval {id}",
-    "settle_approval": "record the decision sent in the resume array on the approval"
+    "attach_approval": "project the interrupt onto the part as approval {id}"
   },
   groups: {
     "open": [
@@ -457,7 +469,7 @@ export const TOOL_CALL: Machine<ToolCallState, ToolCallTrigger, ToolCallGuard, T
     {"trigger": "add_tool_result", "source": ["resolved", "cancelled"], "dest": "resolved", "conditions": [], "unless": [], "effects": ["record_client_result", "override_result"], "profile": "spec"},
     {"trigger": "auto_cancel", "source": ["started", "streaming_args", "args_ended", "awaiting_result", "awaiting_approval"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["record_cancellation"], "profile": null},
     {"trigger": "interrupt", "source": ["args_ended", "awaiting_result"], "dest": "awaiting_approval", "conditions": [], "unless": [], "effects": ["attach_approval"], "profile": null},
-    {"trigger": "submit_interrupt_responses", "source": ["awaiting_approval"], "dest": "awaiting_result", "conditions": [], "unless": [], "effects": ["settle_approval"], "profile": null},
+    {"trigger": "submit_interrupt_responses", "source": ["awaiting_approval"], "dest": "awaiting_result", "conditions": [], "unless": [], "effects": [], "profile": null},
     {"trigger": "run_settled", "source": ["started", "streaming_args", "args_ended"], "dest": "awaiting_result", "conditions": [], "unless": [], "effects": [], "profile": null},
   ],
 };
@@ -511,12 +523,9 @@ export type MessageStatusEffect =
   | "expose_interrupts"
   | "resume_if_due"
   | "record_error"
-  | "open_next_message"
   | "clear_interrupts"
   | "resume"
-  | "keep_run_message"
-  | "keep_outcome"
-  | "reassert_status";
+  | "keep_run_message";
 export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, MessageStatusGuard, MessageStatusEffect> = {
   name: "message_status",
   description: "Status of an assistant message and its interrupt gate.",
@@ -537,7 +546,7 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
     "has_unresolved_tool_calls": "some tool call of the run has no result (AG-UI 1.0: those named by a success outcome's pendingToolCallIds, when it names any)",
     "client_results_resolve_all": "results the client added (kept across snapshots) resolve every tool call of the message",
     "all_tool_calls_resolved": "every tool call of the message now has a result",
-    "starts_new_message": "a text event names a messageId other than the run's last one: the run goes on in a new assistant message",
+    "starts_new_message": "a text event names a messageId other than the run's last one: this message completes and the run goes on in a new one under it",
     "shows_live_run": "a loaded history brings a message under the id of the one that shows the latest run's parts (the run may still be streaming into it)",
     "imported_running": "the imported message's status is {'type': 'running'}",
     "imported_requires_action_tool_calls": "the imported message's status is {'type': 'requires-action', 'reason': 'tool-calls'}",
@@ -553,16 +562,13 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
     "reports_incomplete_cancelled": "the aggregator's snapshot reports {'type': 'incomplete', 'reason': 'cancelled'}"
   },
   effects: {
-    "open_placeholder": "the run's optimistic assistant placeholder starts running",
+    "open_placeholder": "the run's optimistic assistant placeholder goes into the thread under its parent, on the visible branch, and starts running",
     "expose_interrupts": "store the interrupts in metadata.custom.agui.interrupts and expose them as pending",
     "resume_if_due": "start the resume run now, or defer it until the current run returns",
     "record_error": "put the error message on the status",
-    "open_next_message": "complete this message; the run's next events go to a new placeholder whose parent is this message",
     "clear_interrupts": "drop metadata.custom.agui.interrupts and settle the tool approvals named by the responses",
-    "resume": "start a resume run carrying the responses",
-    "keep_run_message": "the thread keeps the run's message (its content, tool calls and status follow the stream), in the history's place: the history's copy is older, and a result the client then adds on a call the stream resolved is kept (the reference shows the copy until the stream's next event re-asserts the run's)",
-    "keep_outcome": "the run's RUN_FINISHED already decided the status: cancelling only closes the stream (the interrupt stays shown and answerable)",
-    "reassert_status": "a later event of the same stream re-asserts the aggregator's status over the client's change"
+    "resume": "the responses become the resume array of the run the answer starts",
+    "keep_run_message": "the thread keeps the run's message (its content, tool calls and status follow the stream), in the history's place: the history's copy is older, and a result the client then adds on a call the stream resolved is kept (the reference shows the copy until the stream's next event re-asserts the run's)"
   },
   groups: {
     "requires_action": [
@@ -586,22 +592,22 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
     {"trigger": "agent_error", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "incomplete_error", "conditions": [], "unless": [], "effects": ["record_error"], "profile": null},
     {"trigger": "cancel", "source": ["running"], "dest": "incomplete_cancelled", "conditions": [], "unless": [], "effects": [], "profile": null},
     {"trigger": "cancel", "source": ["requires_action_tool_calls", "requires_action_interrupt", "complete"], "dest": "incomplete_cancelled", "conditions": [], "unless": [], "effects": [], "profile": "reference"},
-    {"trigger": "cancel", "source": ["requires_action_tool_calls"], "dest": "requires_action_tool_calls", "conditions": [], "unless": [], "effects": ["keep_outcome"], "profile": "spec"},
-    {"trigger": "cancel", "source": ["requires_action_interrupt"], "dest": "requires_action_interrupt", "conditions": [], "unless": [], "effects": ["keep_outcome"], "profile": "spec"},
-    {"trigger": "cancel", "source": ["complete"], "dest": "complete", "conditions": [], "unless": [], "effects": ["keep_outcome"], "profile": "spec"},
-    {"trigger": "TEXT_MESSAGE_START", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": ["open_next_message"], "profile": null},
-    {"trigger": "TEXT_MESSAGE_CONTENT", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": ["open_next_message"], "profile": null},
-    {"trigger": "TEXT_MESSAGE_CHUNK", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": ["open_next_message"], "profile": null},
+    {"trigger": "cancel", "source": ["requires_action_tool_calls"], "dest": "requires_action_tool_calls", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
+    {"trigger": "cancel", "source": ["requires_action_interrupt"], "dest": "requires_action_interrupt", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
+    {"trigger": "cancel", "source": ["complete"], "dest": "complete", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
+    {"trigger": "TEXT_MESSAGE_START", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "TEXT_MESSAGE_CONTENT", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "TEXT_MESSAGE_CHUNK", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": null},
     {"trigger": "add_tool_result", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": ["resume_if_due"], "profile": null},
     {"trigger": "TOOL_CALL_RESULT", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": [], "profile": null},
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": [], "profile": null},
     {"trigger": "auto_cancel", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": [], "unless": [], "effects": [], "profile": null},
-    {"trigger": "snapshot", "source": ["requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "running", "conditions": ["reports_running"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "requires_action_tool_calls", "conditions": ["reports_requires_action_tool_calls"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "requires_action_interrupt", "conditions": ["reports_requires_action_interrupt"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["reports_complete"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_cancelled"], "dest": "incomplete_error", "conditions": ["reports_incomplete_error"], "unless": [], "effects": ["reassert_status"], "profile": null},
-    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error"], "dest": "incomplete_cancelled", "conditions": ["reports_incomplete_cancelled"], "unless": [], "effects": ["reassert_status"], "profile": null},
+    {"trigger": "snapshot", "source": ["requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "running", "conditions": ["reports_running"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_interrupt", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "requires_action_tool_calls", "conditions": ["reports_requires_action_tool_calls"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "complete", "incomplete_error", "incomplete_cancelled"], "dest": "requires_action_interrupt", "conditions": ["reports_requires_action_interrupt"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["reports_complete"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_cancelled"], "dest": "incomplete_error", "conditions": ["reports_incomplete_error"], "unless": [], "effects": ["record_error"], "profile": null},
+    {"trigger": "snapshot", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "complete", "incomplete_error"], "dest": "incomplete_cancelled", "conditions": ["reports_incomplete_cancelled"], "unless": [], "effects": [], "profile": null},
     {"trigger": "snapshot", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": ["resume_if_due"], "profile": null},
     {"trigger": "submit_interrupt_responses", "source": ["requires_action_interrupt"], "dest": "complete", "conditions": [], "unless": [], "effects": ["clear_interrupts", "resume"], "profile": null},
     {"trigger": "import_snapshot", "source": ["running"], "dest": "running", "conditions": ["shows_live_run"], "unless": [], "effects": ["keep_run_message"], "profile": "spec"},
@@ -616,6 +622,7 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
     {"trigger": "import_snapshot", "source": ["running"], "dest": "complete", "conditions": ["imported_complete"], "unless": [], "effects": [], "profile": null},
     {"trigger": "import_snapshot", "source": ["running"], "dest": "incomplete_error", "conditions": ["imported_incomplete_error"], "unless": [], "effects": [], "profile": null},
     {"trigger": "import_snapshot", "source": ["running"], "dest": "incomplete_cancelled", "conditions": ["imported_incomplete_cancelled"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "import_snapshot", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": [], "profile": null},
   ],
 };
 
@@ -629,7 +636,8 @@ export type InterruptTrigger =
   | "resume"
   | "RUN_STARTED"
   | "RUN_ERROR"
-  | "agent_error";
+  | "agent_error"
+  | "thread_changed";
 export type InterruptGuard = "response_resolved";
 export type InterruptEffect =
   | "expose_interrupt"
@@ -682,11 +690,13 @@ export const INTERRUPT: Machine<InterruptState, InterruptTrigger, InterruptGuard
     {"trigger": "import_snapshot", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": [], "profile": "reference"},
     {"trigger": "RUN_ERROR", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": [], "profile": "reference"},
     {"trigger": "agent_error", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": [], "profile": "reference"},
+    {"trigger": "thread_changed", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": [], "profile": "reference"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": ["forget_interrupt"], "profile": "spec"},
     {"trigger": "RUN_STARTED", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": ["forget_interrupt"], "profile": "spec"},
     {"trigger": "import_snapshot", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": ["forget_interrupt"], "profile": "spec"},
     {"trigger": "RUN_ERROR", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": ["forget_interrupt"], "profile": "spec"},
     {"trigger": "agent_error", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": ["forget_interrupt"], "profile": "spec"},
+    {"trigger": "thread_changed", "source": ["pending"], "dest": "superseded", "conditions": [], "unless": [], "effects": ["forget_interrupt"], "profile": "spec"},
   ],
 };
 
@@ -892,18 +902,13 @@ export type ToolExecutionEffect =
   | "adopt_equivalent"
   | "replace_args"
   | "keep_stale_prefix"
-  | "skip_execution"
   | "call_tool"
   | "report_stale_args"
-  | "discard_pending"
   | "cancel_execution"
   | "submit_cancelled"
   | "submit_result"
   | "submit_error"
-  | "drop_own_result"
-  | "ignore_changed_args"
-  | "ignore_result_change"
-  | "keep_entry";
+  | "ignore_changed_args";
 export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, ToolExecutionGuard, ToolExecutionEffect> = {
   name: "tool_execution",
   description: "One client-executed tool call: tracked arguments, exactly one execution, its result submitted through add_tool_result.",
@@ -914,9 +919,9 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     "streaming": "arguments are arriving, or complete while the run still streams",
     "stuck": "the run settled with arguments that do not parse: waits, reported",
     "executing": "the tool has been called; its result is not submitted yet",
-    "submitted": "the tool's result (or its error) was submitted with add_tool_result",
-    "skipped": "a result from elsewhere (backend, person) or an approval gate owns it",
-    "discarded": "a new turn, a reload or a cancel ended its turn before it ran",
+    "submitted": "the tool's result (or its error) was submitted with add_tool_result; like every tracked call, its entry stays when the call leaves the thread (a rollback, a branch switch), so it never runs again if it comes back (B.1)",
+    "skipped": "a result from elsewhere (backend, person) or an approval gate owns it: the tool never runs (A.5); one that was running has its own result dropped when it returns; a result replaced or cleared later is ignored (A.6, A.7)",
+    "discarded": "a new turn, a reload or a cancel ended its turn before it ran: it never runs",
     "cancelled": "a new turn, a reload or a cancel ended its turn while the tool ran; whatever the tool returns later is dropped",
     "unowned": "no tool of this name is registered: the client does not run it"
   },
@@ -943,45 +948,40 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     "adopt_equivalent": "track the reordered argsText silently (A.3)",
     "replace_args": "track the divergent complete argsText in place of the stale prefix (a replacement, not an append): the tool runs once with it (#5130 direction 1)",
     "keep_stale_prefix": "keep the tracked prefix and report the divergence (A.2)",
-    "skip_execution": "never run the tool for this call (A.5, approval gate)",
     "call_tool": "call the registered tool once with the parsed tracked arguments",
     "report_stale_args": "the run settled with unparsable arguments: a diagnostic the host sees, never a parse-error tool result (#5130 direction 2)",
-    "discard_pending": "the turn ended before the tool ran: it never runs",
     "cancel_execution": "the turn ended while the tool ran: its task is cancelled (an async tool receives CancelledError) and no result is submitted",
     "submit_cancelled": "the turn ended while the tool ran: add_tool_result with 'Tool execution was cancelled.', isError true, as assistant-stream answers an aborted execute; the tool is left to finish",
     "submit_result": "add_tool_result with the tool's return value, isError false",
     "submit_error": "add_tool_result with 'Error: <message>', isError true",
-    "drop_own_result": "a result arrived from elsewhere while the tool ran: the tool's own result is dropped when it returns",
-    "ignore_changed_args": "arguments changed after the tool ran: not run again (A.4)",
-    "ignore_result_change": "a result replaced or cleared later is ignored (A.6, A.7)",
-    "keep_entry": "the call left the thread (rollback, branch switch): its entry is kept, so it never runs again if it comes back (B.1)"
+    "ignore_changed_args": "arguments changed after the tool ran (or once it will never run): the new argsText is tracked, the tool is not run again (A.4)"
   },
   groups: {},
   transitions: [
     {"trigger": "observe_call", "source": ["absent"], "dest": "skipped", "conditions": ["is_restore", "has_result"], "unless": [], "effects": [], "profile": null},
     {"trigger": "observe_call", "source": ["absent"], "dest": "restored", "conditions": ["is_restore"], "unless": [], "effects": ["record_restored"], "profile": null},
     {"trigger": "observe_call", "source": ["absent"], "dest": "unowned", "conditions": [], "unless": ["is_registered"], "effects": [], "profile": null},
-    {"trigger": "observe_call", "source": ["absent"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": ["skip_execution"], "profile": null},
-    {"trigger": "observe_call", "source": ["absent"], "dest": "skipped", "conditions": ["has_approval"], "unless": [], "effects": ["skip_execution"], "profile": null},
+    {"trigger": "observe_call", "source": ["absent"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_call", "source": ["absent"], "dest": "skipped", "conditions": ["has_approval"], "unless": [], "effects": [], "profile": null},
     {"trigger": "observe_call", "source": ["absent"], "dest": "discarded", "conditions": ["in_discarded_turn"], "unless": [], "effects": [], "profile": null},
     {"trigger": "observe_call", "source": ["absent"], "dest": "streaming", "conditions": [], "unless": [], "effects": ["track_args"], "profile": null},
-    {"trigger": "observe_args", "source": ["restored"], "dest": "restored", "conditions": ["equivalent_json"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_args", "source": ["restored"], "dest": "restored", "conditions": ["equivalent_json"], "unless": [], "effects": ["adopt_equivalent"], "profile": null},
     {"trigger": "observe_args", "source": ["restored"], "dest": "streaming", "conditions": [], "unless": [], "effects": ["promote_restored"], "profile": null},
-    {"trigger": "observe_result", "source": ["restored"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": ["skip_execution"], "profile": null},
+    {"trigger": "observe_result", "source": ["restored"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": [], "profile": null},
     {"trigger": "observe_args", "source": ["streaming", "stuck"], "dest": "streaming", "conditions": ["extends_prefix"], "unless": [], "effects": ["append_args"], "profile": null},
     {"trigger": "observe_args", "source": ["streaming", "stuck"], "dest": "streaming", "conditions": ["equivalent_json"], "unless": [], "effects": ["adopt_equivalent"], "profile": null},
     {"trigger": "observe_args", "source": ["streaming", "stuck"], "dest": "streaming", "conditions": ["divergent_complete"], "unless": [], "effects": ["replace_args"], "profile": "spec"},
     {"trigger": "observe_args", "source": ["streaming"], "dest": "streaming", "conditions": [], "unless": [], "effects": ["keep_stale_prefix"], "profile": null},
     {"trigger": "observe_args", "source": ["stuck"], "dest": "stuck", "conditions": [], "unless": [], "effects": ["keep_stale_prefix"], "profile": null},
-    {"trigger": "observe_result", "source": ["streaming", "stuck"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": ["skip_execution"], "profile": null},
-    {"trigger": "interrupt", "source": ["streaming", "stuck"], "dest": "skipped", "conditions": ["has_approval"], "unless": [], "effects": ["skip_execution"], "profile": null},
+    {"trigger": "observe_result", "source": ["streaming", "stuck"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "interrupt", "source": ["streaming", "stuck"], "dest": "skipped", "conditions": ["has_approval"], "unless": [], "effects": [], "profile": null},
     {"trigger": "run_settled", "source": ["streaming"], "dest": "streaming", "conditions": ["off_thread"], "unless": [], "effects": [], "profile": null},
     {"trigger": "run_settled", "source": ["stuck"], "dest": "stuck", "conditions": ["off_thread"], "unless": [], "effects": [], "profile": null},
     {"trigger": "run_settled", "source": ["streaming", "stuck"], "dest": "executing", "conditions": ["args_complete"], "unless": [], "effects": ["call_tool"], "profile": null},
     {"trigger": "run_settled", "source": ["streaming"], "dest": "stuck", "conditions": [], "unless": [], "effects": ["report_stale_args"], "profile": null},
-    {"trigger": "append", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["discard_pending"], "profile": null},
-    {"trigger": "reload", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["discard_pending"], "profile": null},
-    {"trigger": "cancel", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["discard_pending"], "profile": null},
+    {"trigger": "append", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "reload", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "cancel", "source": ["streaming", "stuck"], "dest": "discarded", "conditions": [], "unless": [], "effects": [], "profile": null},
     {"trigger": "append", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["cancel_execution"], "profile": "spec"},
     {"trigger": "reload", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["cancel_execution"], "profile": "spec"},
     {"trigger": "cancel", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["cancel_execution"], "profile": "spec"},
@@ -990,27 +990,27 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
     {"trigger": "cancel", "source": ["executing"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["submit_cancelled"], "profile": "reference"},
     {"trigger": "add_tool_result", "source": ["executing"], "dest": "submitted", "conditions": ["tool_raised"], "unless": [], "effects": ["submit_error"], "profile": null},
     {"trigger": "add_tool_result", "source": ["executing"], "dest": "submitted", "conditions": [], "unless": [], "effects": ["submit_result"], "profile": null},
-    {"trigger": "observe_result", "source": ["executing"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": ["drop_own_result"], "profile": null},
+    {"trigger": "observe_result", "source": ["executing"], "dest": "skipped", "conditions": ["has_result"], "unless": [], "effects": [], "profile": null},
     {"trigger": "observe_args", "source": ["executing"], "dest": "executing", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_args", "source": ["submitted"], "dest": "submitted", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_args", "source": ["skipped"], "dest": "skipped", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_args", "source": ["discarded"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_args", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
     {"trigger": "observe_args", "source": ["unowned"], "dest": "unowned", "conditions": [], "unless": [], "effects": ["ignore_changed_args"], "profile": null},
-    {"trigger": "observe_result", "source": ["submitted"], "dest": "submitted", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
-    {"trigger": "observe_result", "source": ["skipped"], "dest": "skipped", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
-    {"trigger": "observe_result", "source": ["discarded"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
-    {"trigger": "observe_result", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
-    {"trigger": "observe_result", "source": ["unowned"], "dest": "unowned", "conditions": [], "unless": [], "effects": ["ignore_result_change"], "profile": null},
-    {"trigger": "observe_removed", "source": ["restored"], "dest": "restored", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
-    {"trigger": "observe_removed", "source": ["streaming"], "dest": "streaming", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
-    {"trigger": "observe_removed", "source": ["stuck"], "dest": "stuck", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
-    {"trigger": "observe_removed", "source": ["executing"], "dest": "executing", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
-    {"trigger": "observe_removed", "source": ["submitted"], "dest": "submitted", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
-    {"trigger": "observe_removed", "source": ["skipped"], "dest": "skipped", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
-    {"trigger": "observe_removed", "source": ["discarded"], "dest": "discarded", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
-    {"trigger": "observe_removed", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
-    {"trigger": "observe_removed", "source": ["unowned"], "dest": "unowned", "conditions": [], "unless": [], "effects": ["keep_entry"], "profile": null},
+    {"trigger": "observe_result", "source": ["submitted"], "dest": "submitted", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_result", "source": ["skipped"], "dest": "skipped", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_result", "source": ["discarded"], "dest": "discarded", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_result", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_result", "source": ["unowned"], "dest": "unowned", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["restored"], "dest": "restored", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["streaming"], "dest": "streaming", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["stuck"], "dest": "stuck", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["executing"], "dest": "executing", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["submitted"], "dest": "submitted", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["skipped"], "dest": "skipped", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["discarded"], "dest": "discarded", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["cancelled"], "dest": "cancelled", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "observe_removed", "source": ["unowned"], "dest": "unowned", "conditions": [], "unless": [], "effects": [], "profile": null},
   ],
 };
 
