@@ -111,6 +111,9 @@ class RunAggregator:
     ``profile`` picks the behaviour profile's machines (``spec`` or ``reference``).
     """
 
+    # Built at construction, never written after (agui_fsm.explore.snapshot leaves it out).
+    __snapshot_static__ = ("_handlers",)
+
     def __init__(
         self,
         *,

@@ -81,6 +81,18 @@ class Validator:
     'RUN-001'
     """
 
+    # Written once (at construction, or the model lanes at the first model event), never
+    # after: a copy of the validator's state leaves them out (agui_fsm.explore.snapshot).
+    __snapshot_static__ = (
+        "_parse",
+        "_accept",
+        "_quick",
+        "_take",
+        "_brackets",
+        "_models",
+        "_handlers",
+    )
+
     def __init__(self, rules: Mapping[str, Level] | None = None, *, state: bool = True) -> None:
         ctx = self._ctx = Ctx(rules)
         owners = Owners()

@@ -25,12 +25,27 @@ from agui_fsm.explore.observe import digest
 from agui_fsm.explore.snapshot import Snapshot, StaticObjects
 from agui_fsm.invariants import Invariant, Observation, Problem, RunRecord, Step, check_step
 from agui_fsm.machines.plans import BoundMachine, Driver
-from agui_fsm.machines.table import CompiledMachine
+from agui_fsm.machines.plans import Step as PlanStep
+from agui_fsm.machines.table import CompiledMachine, Transition
+from agui_fsm.thread.run import RunHost
 
 #: Classes whose instances nobody writes once built, or write only as a cache a restore need
-#: not undo, left out of checkpoints: the invariants' records, the machines (a bound machine
-#: compiles its plans on first use) and the independent validator's verdicts.
-VALUE_TYPES = (Observation, Step, RunRecord, CompiledMachine, BoundMachine, Driver, StreamVerdicts)
+#: not undo, left out of snapshots: the invariants' records, the machines and their step plans
+#: (a bound machine compiles its plans on first use), a run's host (a frozen record of the
+#: thread's owners, each reached and saved on its own) and the independent validator's
+#: verdicts.
+VALUE_TYPES = (
+    Observation,
+    Step,
+    RunRecord,
+    CompiledMachine,
+    BoundMachine,
+    Driver,
+    PlanStep,
+    Transition,
+    RunHost,
+    StreamVerdicts,
+)
 
 
 @dataclass(frozen=True)

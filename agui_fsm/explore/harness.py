@@ -14,7 +14,6 @@ then all data (the core, the driver's parked streams, the scripted streams), whi
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from agui_fsm.errors import AguiFsmError, ProtocolViolation
@@ -137,7 +136,14 @@ class Harness:
         """Events and stream letters need an open stream; actions always apply."""
         return letter.kind == "action" or bool(self.runtime.parked)
 
-    def observe(self, model_state: Any, client_results: dict[str, Any]) -> Observation:
+    def observe(
+        self, model_state: Any, client_results: dict[str, Any], raw: Observation | None = None
+    ) -> Observation:
+        """The thread as the invariants see it (``raw``: already read, with the observer's
+        models to set)."""
+        if raw is not None:
+            return Observation(**{**raw.__dict__, "model_state": model_state,
+                                  "client_results": client_results})  # fmt: skip
         return observe_runtime(self.runtime, self.streams, model_state, client_results)
 
     def fingerprint(self, observed_only: bool = False) -> bytes:
@@ -149,13 +155,15 @@ class Harness:
         waiting = None if observed_only else self.waiting()
         return fingerprint(self.observation, open_stream, self.runtime, waiting)
 
-    def waiting(self) -> list[list[Any]]:
-        """The core's operations that are not finished (waiting in the queue, or for the
-        run they stream), with what they will go on with."""
-        return [
-            [op.kind, op.step, op.phase, op.first_run, op.run_id, copy_json(_payload(op))]
-            for op in self.runtime.core.runs.operations.values()
-        ]
+    def waiting(self) -> list[Any]:
+        """What the core's unfinished operations will go on with: each one waiting in the
+        queue, with its step and payload, and whether the thread is loading its history.
+        (At a quiescent point every other operation streams a run: what it does when the
+        run closes is the run's, in the thread, but for the error it raises to its caller,
+        which no observation shows.)"""
+        core = self.runtime.core
+        queued = [[op.kind, op.step, copy_json(_payload(op))] for op in core.runs.queue]
+        return [queued, core.is_loading]
 
     # -- stepping -------------------------------------------------------------------------
 
@@ -164,10 +172,10 @@ class Harness:
         before = self.observation
         step = self._do(letter, check=True)
         raw = self.observe(None, {})
-        after = replace(
+        after = self.observe(
+            next_model_state(before.model_state, before, raw, step),
+            next_client_results(before.client_results, step),
             raw,
-            model_state=next_model_state(before.model_state, before, raw, step),
-            client_results=next_client_results(before.client_results, step),
         )
         self.observation = after
         return before, step, after

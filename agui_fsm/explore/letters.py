@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 MESSAGE_IDS = ("m1", "m2")
 TOOL_CALL_IDS = ("tc1", "tc2")
 INTERRUPT_ID = "int1"
@@ -303,11 +305,21 @@ def front_end_tool(args: Any) -> Any:
 
 
 def copy_json(value: Any) -> Any:
-    """A deep copy of plain JSON data (tuples become lists)."""
+    """A deep copy of plain JSON data (tuples become lists); other objects are kept as they
+    are. One C round trip (orjson) for data that is all JSON, else a walk."""
+    if type(value) in _LEAVES:
+        return value
+    try:
+        return orjson.loads(orjson.dumps(value))
+    except (TypeError, orjson.JSONEncodeError):
+        return _copy_walk(value)
+
+
+def _copy_walk(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: v if type(v) in _LEAVES else copy_json(v) for k, v in value.items()}
+        return {k: v if type(v) in _LEAVES else _copy_walk(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [v if type(v) in _LEAVES else copy_json(v) for v in value]
+        return [v if type(v) in _LEAVES else _copy_walk(v) for v in value]
     return value
 
 

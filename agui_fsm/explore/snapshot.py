@@ -20,6 +20,10 @@ Traversal rules (each kind of object is either saved, only looked through, or le
   members, objects without Python-level state (a compiled pattern), and the ``static``
   objects and value types given (the compiled machines and the letters: data nobody
   writes).
+
+A class names in ``__snapshot_static__`` the attributes it never writes once set (dispatch
+tables of bound methods and the closures of its fast lanes, built at construction or on first
+use): they are neither walked nor saved, and keep their current value on restore.
 """
 
 from __future__ import annotations
@@ -76,7 +80,11 @@ def _kind(cls: type) -> int:
         if issubclass(cls, _LEFT_ALONE):
             kind = _ATOM
         elif "__dict__" in dir(cls) or _slots(cls):
-            plain = not _slots(cls) and not issubclass(cls, _CONTAINERS)
+            plain = (
+                not _slots(cls)
+                and not issubclass(cls, _CONTAINERS)
+                and not getattr(cls, "__snapshot_static__", ())
+            )
             kind = _PLAIN if plain else _INSTANCE
         elif issubclass(cls, deque):
             kind = _DEQUE
@@ -123,7 +131,7 @@ class StaticObjects:
 class _Contents:
     """What a walk saved, by kind, laid out for restores that loop in C."""
 
-    __slots__ = ("cells", "deques", "dicts", "empty", "lists", "sets", "slots")
+    __slots__ = ("cells", "deques", "dicts", "empty", "keep", "lists", "sets", "slots")
 
     def __init__(self) -> None:
         self.dicts: list[tuple[dict, dict]] = []  # (a dict or an object's __dict__, items)
@@ -134,6 +142,8 @@ class _Contents:
         self.cells: list[tuple[Any, str, Any]] = []  # (cell, "cell_contents", value)
         # Slots and cells that held nothing: (object, slot name) or (cell, "cell_contents").
         self.empty: list[tuple[Any, str]] = []
+        # Objects with static attributes: (its __dict__, saved items, the static names).
+        self.keep: list[tuple[dict, dict, tuple[str, ...]]] = []
 
 
 class Snapshot:
@@ -150,8 +160,19 @@ class Snapshot:
     def restore(self) -> None:
         """Write the saved contents back into the same objects."""
         saved = self._contents
-        _drain(map(dict.clear, map(_first, saved.dicts)))
-        _drain(starmap(dict.update, saved.dicts))
+        for attributes, items, static in saved.keep:
+            current = [(name, attributes[name]) for name in static if name in attributes]
+            attributes.clear()
+            attributes.update(items)
+            attributes.update(current)
+        # Writing the saved items over a dict puts back every key it had; a dict with keys
+        # added since (rare) is cleared first. Clearing every dict would cost more: an
+        # instance's __dict__ shares its keys with its class's, and loses that when cleared.
+        dicts = saved.dicts
+        _drain(starmap(dict.update, dicts))
+        for obj, items in [entry for entry in dicts if len(entry[0]) != len(entry[1])]:
+            obj.clear()
+            obj.update(items)
         _drain(starmap(list.__setitem__, saved.lists))
         _drain(map(set.clear, map(_first, saved.sets)))
         _drain(starmap(set.update, saved.sets))
@@ -268,8 +289,14 @@ def _instance(
         extend(obj)
     attributes = getattr(obj, "__dict__", None)
     if attributes is not None:
-        extend(attributes.values())
-        saved.dicts.append((attributes, attributes.copy()))
+        static: tuple[str, ...] = getattr(cls, "__snapshot_static__", ())
+        if static:
+            items = {k: v for k, v in attributes.items() if k not in static}
+            extend(items.values())
+            saved.keep.append((attributes, items, static))
+        else:
+            extend(attributes.values())
+            saved.dicts.append((attributes, attributes.copy()))
     names = _slots(cls)
     if not names:
         return

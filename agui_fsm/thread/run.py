@@ -132,8 +132,8 @@ class RunContext:
             profile=runtime.profile,
             show_thinking=runtime.show_thinking,
             emit=self.apply_update,
-            on_server_message_id=lambda sid: self.adopt_server_message_id(sid, False),
-            on_text_message_start=lambda sid: self.adopt_server_message_id(sid, True),
+            on_server_message_id=self.adopt_first_server_id,
+            on_text_message_start=self.adopt_next_message_id,
             on_tool_restart=self._on_tool_restart,
         )
 
@@ -197,6 +197,14 @@ class RunContext:
         thread already has does not drop the run's message, which shows the interrupt (or
         will, when that event opened it as the run's next message)."""
         return bool(self.aggregator.interrupts) and self._interrupts_shown_on_message()
+
+    def adopt_first_server_id(self, server_id: str) -> None:
+        """The stream names its first message id: the run's message takes it."""
+        self.adopt_server_message_id(server_id, False)
+
+    def adopt_next_message_id(self, server_id: str) -> None:
+        """A text event names a new message id: the run goes on in a new message."""
+        self.adopt_server_message_id(server_id, True)
 
     def adopt_server_message_id(self, server_id: str, start_new: bool) -> None:
         rt = self.rt
