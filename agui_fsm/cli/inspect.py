@@ -92,8 +92,11 @@ def inspect(
     body: Path | None,
     headers: tuple[str, ...],
     timeout: float,
+    max_time: float | None,
     input_format: str,
     max_line_bytes: int,
+    max_event_bytes: int,
+    max_inflate_ratio: float,
     output: Path,
     profile: str,
     lenient: bool,
@@ -117,6 +120,8 @@ def inspect(
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     if url is None and (body is not None or headers):
         raise click.UsageError("--body and --header go with --url")
+    if url is None and max_time is not None:
+        raise click.UsageError("--max-time goes with --url")
     try:
         settings = settings_for(config)
     except UsageError as exc:
@@ -138,6 +143,9 @@ def inspect(
             input_format=input_format,
             max_line_bytes=max_line_bytes,
             fail=_fail,
+            max_time=max_time,
+            max_event_bytes=max_event_bytes,
+            max_inflate_ratio=max_inflate_ratio,
         )
         try:
             recording = record_trace(
