@@ -72,14 +72,14 @@ def not_text(head: bytes) -> str | None:
     if even and even.count(0) / len(even) > 0.9 and odd.count(0) / max(len(odd), 1) < 0.5:
         return _named("UTF-16 (big-endian)")
     return (
-        f"the input is binary data, not text (a NUL byte at offset {head.index(0)}); AG-UI "
-        "is JSON Lines, a JSON array or SSE in UTF-8"
+        f"the input is binary data, not text (a NUL byte at offset {head.index(0)}); "
+        "agui-fsm reads UTF-8 text: JSON Lines, a JSON array, SSE or a scenario"
     )
 
 
 def _named(encoding: str) -> str:
     return (
-        f"the input is text in {encoding}, not UTF-8; AG-UI is UTF-8: convert it "
+        f"the input is text in {encoding}, not UTF-8, which AG-UI is: convert it "
         "(iconv -t UTF-8) and read it again"
     )
 

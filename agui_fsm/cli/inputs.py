@@ -152,9 +152,11 @@ def open_source(
     max_time: float | None = None,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     max_inflate_ratio: float = DEFAULT_MAX_INFLATE_RATIO,
+    stream: BinaryIO | None = None,
 ) -> Source:
     """The frames of PATH, '-' (stdin) or ``--url``; the caller checked that exactly one
-    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`."""
+    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`. ``stream``:
+    PATH or stdin opened already (read from where it stands)."""
     limits = ReadLimits(max_line_bytes, max_event_bytes, max_inflate_ratio)
     if url is not None:
         from agui_fsm.http.exchange import check_url
@@ -175,10 +177,11 @@ def open_source(
         )
         return Source(url, frames, run_input=payload)
     if source == "-":
-        stream = sys.stdin.buffer
+        stream = stream or sys.stdin.buffer
         return Source("<stdin>", read(stream, input_format, max_line_bytes, limits), stream)
     try:
-        stream = open(source, "rb")  # noqa: SIM115 - closed by Source.close, after streaming
+        # closed by Source.close, after streaming
+        stream = stream or open(source, "rb")  # noqa: SIM115
     except OSError as exc:
         fail(f"cannot read {source}: {exc.strerror or exc}")
     return Source(source, read(stream, input_format, max_line_bytes, limits), stream)

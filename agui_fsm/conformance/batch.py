@@ -28,8 +28,11 @@ from agui_fsm.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 
 TRACE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse")
 # One file's work, picklable: (path, input format, max line bytes, fail fast, rule levels,
-# fail-on).
-Task = tuple[str, str, int, bool, dict[str, str], str, int]
+# fail-on[, max event bytes]).
+Task = (
+    tuple[str, str, int, bool, dict[str, str], str]
+    | tuple[str, str, int, bool, dict[str, str], str, int]
+)
 
 
 def expand(source: str) -> list[Path]:
@@ -54,13 +57,14 @@ class FileResult:
 
 def validate_path(task: Task) -> FileResult:
     """Validate one file (run in a worker process; the arguments are picklable):
-    ``(path, input format, max line bytes, fail fast, rule levels, fail-on, max event
-    bytes)``."""
+    ``(path, input format, max line bytes, fail fast, rule levels, fail-on[, max event
+    bytes])``."""
     from agui_fsm.conformance.sources import SourceError, check, read
     from agui_fsm.conformance.validator import Validator
     from agui_fsm.limits import ReadLimits
 
-    name, fmt, max_bytes, fail_fast, levels, fail_on, event_bytes = task
+    name, fmt, max_bytes, fail_fast, levels, fail_on, *more = task
+    event_bytes = more[0] if more else DEFAULT_MAX_EVENT_BYTES
     start = time.perf_counter()
     try:
         with open(name, "rb") as stream:

@@ -32,6 +32,7 @@ __all__ = [
     "default_run_input",
     "detect",
     "is_many",
+    "peek",
     "read",
     "read_json_array",
     "read_jsonl",
@@ -75,7 +76,9 @@ class _Replay(io.RawIOBase):
         return len(data)
 
 
-def _peek(stream: BinaryIO, enough: Callable[[bytes], bool]) -> tuple[bytes, BinaryIO]:
+def peek(
+    stream: BinaryIO, enough: Callable[[bytes], bool] = lambda head: len(head) >= SNIFF_BYTES
+) -> tuple[bytes, BinaryIO]:
     """The first bytes of ``stream`` (until ``enough`` of them, at most :data:`CHUNK`) and
     a stream that still starts at byte 0."""
     read_some = getattr(stream, "read1", stream.read)
@@ -98,7 +101,7 @@ def _guess(head: bytes) -> str:
 def detect(stream: BinaryIO) -> tuple[str, BinaryIO]:
     """Guess the format from the first non-blank byte: '[' JSON array, '{' JSON Lines,
     anything else SSE. Returns the format and a stream that still starts at byte 0."""
-    head, stream = _peek(stream, lambda head: bool(head.lstrip(b" \t\r\n\xef\xbb\xbf")))
+    head, stream = peek(stream, lambda head: bool(head.lstrip(b" \t\r\n\xef\xbb\xbf")))
     return _guess(head), stream
 
 
@@ -122,7 +125,7 @@ def read(
     """The frames of ``stream`` in ``fmt`` (``auto``: :func:`detect`'s guess). An input
     that is not UTF-8 text (binary, UTF-16, UTF-32) is one INPUT-008 frame. ``limits``
     bounds SSE events (its ``line_bytes`` is ``max_bytes``)."""
-    head, stream = _peek(stream, lambda head: len(head) >= SNIFF_BYTES)
+    head, stream = peek(stream)
     what = not_text(head)
     if what is not None:
         return [_not_text_frame(what)]
