@@ -121,7 +121,7 @@ class SseDecoder:
         self.started = False  # the first bytes (and a BOM among them) were seen
         self.line = 0
         self.start: int | None = None  # line of the event's first data: line
-        self.data: list[bytes] = []
+        self.data: bytes | bytearray = b""  # the event's data: lines, joined by LF
         self.size = 0
         self.has_data = False
         self.skipping = False  # the event went past a limit: its data is dropped
@@ -181,8 +181,19 @@ class SseDecoder:
         lines = chunk.split(b"\n")
         tail = lines.pop()
         handle = self._line
-        for line in lines:
-            handle(line)
+        i, n = 0, len(lines)
+        while i < n:
+            if self.skipping:  # the rest of an event past a limit, to its blank line
+                try:
+                    j = lines.index(b"", i)
+                except ValueError:
+                    j = n
+                self.line += j - i
+                i = j
+                if i == n:
+                    break
+            handle(lines[i])
+            i += 1
         if tail:
             self.pending.append(tail)
             self.pending_size = len(tail)
@@ -221,7 +232,7 @@ class SseDecoder:
         self.pending, self.pending_size = [], 0
         self.dropping = True
         self.skipping = True
-        self.data = []
+        self.data = b""
         where = self.line + 1
         problem = too_long_line(f"line {where}", self.line_bytes)
         self.out.append(Frame(where, problem=problem, limit="line_bytes"))
@@ -229,11 +240,10 @@ class SseDecoder:
     def _line(self, line: bytes) -> None:
         self.line += 1
         if not line:  # a blank line ends the event
-            if self.data and not self.skipping:
-                data = self.data[0] if len(self.data) == 1 else b"\n".join(self.data)
-                if data:
-                    self.out.append(Frame(self.start, payload=data))
-            self.start, self.data, self.size = None, [], 0
+            data = self.data
+            if data and not self.skipping:
+                self.out.append(Frame(self.start, payload=bytes(data)))
+            self.start, self.data, self.size = None, b"", 0
             self.has_data = self.skipping = False
             return
         if line[:5] == b"data:" or line == b"data":
@@ -246,11 +256,19 @@ class SseDecoder:
             if self.skipping:
                 return
             value = line[6:] if line[5:6] == b" " else line[5:]
-            self.size += len(value) + 1
-            if self.size > self.event_bytes + 1:
+            # The lines as received, their "data:" included: a limit on the bytes read, so
+            # a flood of short lines is bounded as tightly as one long one.
+            self.size += len(line) + 1
+            if self.size > self.event_bytes:
                 self._skip(too_long_event(self.start, self.event_bytes), "event_bytes")
                 return
-            self.data.append(value)
+            if self.size == len(line) + 1:
+                self.data = value
+            else:
+                if type(self.data) is bytes:
+                    self.data = bytearray(self.data)
+                self.data += b"\n"
+                self.data += value
             return
         if len(line) > self.line_bytes:
             self._skip(too_long_line(f"line {self.line}", self.line_bytes), "line_bytes")
@@ -271,7 +289,7 @@ class SseDecoder:
 
     def _skip(self, problem: tuple[str, str], limit: str) -> None:
         self.skipping = True
-        self.data = []
+        self.data = b""
         self.out.append(Frame(self.line, problem=problem, limit=limit))
 
 

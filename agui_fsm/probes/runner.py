@@ -6,8 +6,8 @@ next bytes) and ``max_time`` (each exchange whole), and each probe as a whole. A
 refused, an HTTP 404 or 405 to the first request (no AG-UI endpoint at that URL), or no
 response at all to the first probe, stops the whole session: those are the caller's errors,
 not the backend's verdicts. When every run of the first probe ran out of time after the
-response began (a stream that trickles or never ends), the other probes are not played
-(n/a): each would wait as long.
+response began, or reached a limit (a stream that trickles or never ends), the other probes
+are not played (n/a): each would cost as much.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agui_fsm.errors import HttpStatusError, MaxTimeError, StallError, UsageError
+from agui_fsm.errors import HttpStatusError, LimitError, MaxTimeError, StallError, UsageError
 from agui_fsm.probes import conversation, transport
 from agui_fsm.probes.catalogue import ANSWERED, PROBES, options_for
 from agui_fsm.probes.checks import judge
@@ -51,10 +51,11 @@ def _abort_on_missing_endpoint(result: ProbeResult, first: bool) -> None:
         raise UsageError(f"no AG-UI endpoint there: {error} (is the path right?)")
 
 
-def _out_of_time(result: ProbeResult) -> StallError | MaxTimeError | None:
-    """The first run's error when every run of ``result`` ended for lack of time."""
+def _out_of_time(result: ProbeResult) -> StallError | MaxTimeError | LimitError | None:
+    """The first run's error when every run of ``result`` ended for lack of time, or at a
+    limit (a stream that never ends)."""
     errors = [run.error for run in result.runs]
-    if errors and all(isinstance(e, StallError | MaxTimeError) for e in errors):
+    if errors and all(isinstance(e, StallError | MaxTimeError | LimitError) for e in errors):
         return errors[0]
     return None
 
@@ -111,12 +112,12 @@ async def run_probes(
         _abort_on_missing_endpoint(result, position == 1)
         report.results.append(result)
         slow = _out_of_time(result) if position == 1 else None
-        if slow is not None and not slow.answered:
+        if slow is not None and not getattr(slow, "answered", True):
             raise slow  # no response at all: nothing to probe
         if slow is not None:
             why = (
-                f"not played: every run of {name} ran out of time ({type(slow).__name__}: "
-                f"{slow}); each probe would wait as long"
+                f"not played: every run of {name} ran out of time or past a limit "
+                f"({type(slow).__name__}: {slow}); each probe would cost as much"
             )
             for rest in names[position:]:
                 report.results.append(judge(rest, [], [], "", why))
