@@ -275,7 +275,8 @@ def _agent_main(url: str, max_time: str) -> None:
     from agui_fsm import HttpAgent
 
     async def go() -> dict:
-        agent = HttpAgent(url, timeout=10, max_time=float(max_time) if max_time else None)
+        options = {"max_time": float(max_time)} if max_time else {}
+        agent = HttpAgent(url, timeout=10, **options)
         events = 0
         try:
             async for _ in agent.run({"threadId": "t1", "runId": "r1", "messages": []}):
