@@ -12,7 +12,7 @@ The peers are those of ``tests/robustness/test_hostile_peers.py`` (a raw HTTP se
 endless stream, a stream of a byte every 2 s, a 1 GiB trace, ``/dev/zero``, a driver that
 floods stdout. Every command runs under a wall-clock guard (``--guard`` seconds) and a memory
 guard (``--memory`` MB): a process past either is killed, and the row says so. The peak is
-``ru_maxrss`` of the process and its children (``os.wait4``).
+the resident high-water mark (``VmHWM``) of the process or its biggest child.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
   the tests play each case small and ``benchmarks/bench_hostile.py`` full size.
 * :func:`measure`: a command run as a process of its own, with a wall-clock guard and a
   memory guard (killed past either), giving its time, its exit status, its output and its
-  peak resident memory (``os.wait4``'s ``ru_maxrss``).
+  peak resident memory (``VmHWM`` of it and its children, sampled as it runs).
 * ``python tests/robustness/hostile.py agent URL [MAX_TIME]``: one run of
   :class:`~agui_fsm.HttpAgent` against URL; prints the outcome as one JSON line.
 """
@@ -191,6 +191,7 @@ class Outcome:
     out: str
     err: str
     peak_mb: float
+    """The highest ``VmHWM`` seen while it ran (sampled every 20 ms)."""
     killed: str = ""
     """``time`` or ``memory`` when a guard killed it."""
 
@@ -225,17 +226,19 @@ def measure(
         process.stdin.write(stdin)
         process.stdin.close()
     killed = ""
+    peak = 0.0
     while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        pid, status, _ = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
+        peak = max(peak, _peak_mb(process.pid))
         if time.monotonic() - start > time_guard:
             killed = "time"
         elif _rss_mb(process.pid) > memory_guard_mb:
             killed = "memory"
         if killed:
             os.killpg(process.pid, signal.SIGKILL)
-            pid, status, usage = os.wait4(process.pid, 0)
+            pid, status, _ = os.wait4(process.pid, 0)
             break
         time.sleep(0.02)
     seconds = time.monotonic() - start
@@ -247,16 +250,34 @@ def measure(
         None if killed else process.returncode,
         b"".join(out).decode(errors="replace"),
         b"".join(err).decode(errors="replace"),
-        usage.ru_maxrss / 1024,
+        peak,
         killed,
     )
 
 
+def _peak_mb(pid: int) -> float:
+    """The high-water mark of ``pid``'s resident memory (``VmHWM``), or of its biggest
+    descendant. ``ru_maxrss`` would not do: a forked child starts with its parent's."""
+    peak = _status_mb(pid, "VmHWM:")
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+    except OSError:
+        children = []
+    for child in children:
+        peak = max(peak, _peak_mb(child))
+    return peak
+
+
 def _rss_mb(pid: int) -> float:
+    return _status_mb(pid, "VmRSS:")
+
+
+def _status_mb(pid: int, field: str) -> float:
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
