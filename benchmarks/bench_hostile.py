@@ -9,7 +9,7 @@ SRC``).
 The peers are those of ``tests/robustness/test_hostile_peers.py`` (a raw HTTP server on
 127.0.0.1, files, port drivers), at the sizes that broke agui-fsm before the reading limits:
 300 MB of data: lines in one event, a 200 MB line, a gzip body of 4 MB inflating to 4 GiB, an
-endless stream, a stream of a byte every 2 s, a 1 GiB trace, ``/dev/zero``, a driver that
+endless stream, a stream of a byte every 2 s, a 256 MB trace, ``/dev/zero``, a driver that
 floods stdout. Every command runs under a wall-clock guard (``--guard`` seconds) and a memory
 guard (``--memory`` MB): a process past either is killed, and the row says so. The peak is
 the resident high-water mark (``VmHWM``) of the process or its biggest child.
@@ -39,8 +39,8 @@ def cases(server: HostileServer, tmp: Path) -> list[tuple[str, list[str]]]:
     with trace.open("wb") as f:
         f.write(b'{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n')
         f.write(b'{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}\n')
-        for _ in range(40):
-            f.write(event * 100_000)  # 1 GiB in all
+        for _ in range(12):
+            f.write(event * 100_000)  # 256 MB in all
     flood = tmp / "flood.sh"
     flood.write_text("#!/bin/sh\nexec cat /dev/zero\n")
     hang = tmp / "hang.sh"
@@ -60,7 +60,7 @@ def cases(server: HostileServer, tmp: Path) -> list[tuple[str, list[str]]]:
         ("HttpAgent: gzip bomb, 4 GiB", agent(u("/gzip-bomb?mb=4096"))),
         ("validate --url: gzip bomb, 4 GiB", cli("validate", "--url", u("/gzip-bomb?mb=4096"))),
         ("probe: endless stream", cli("probe", u("/endless"))),
-        ("inspect: 1 GiB trace", cli("inspect", str(trace), "-o", page)),
+        ("inspect: 256 MB trace", cli("inspect", str(trace), "-o", page)),
         (
             "inspect <(cat trace)",
             ["bash", "-c", f"{' '.join(cli())} inspect <(head -c 200000000 {trace}) -o {page}"],
@@ -144,4 +144,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    # ``python -m agui_fsm`` puts the working directory first on sys.path: run from one that
+    # holds no agui_fsm, so --baseline's PYTHONPATH is what the "before" side imports.
+    os.chdir(tempfile.gettempdir())
     main()

@@ -47,7 +47,8 @@ T = TypeVar("T")
 
 def check_url(url: Any) -> str:
     """``url`` when it is an http:// or https:// URL httpx can send to; ``UsageError`` with
-    the reason otherwise (``http://[::1`` is the caller's mistake, not a failed request)."""
+    the reason otherwise (an IPv6 host without its closing bracket is the caller's mistake,
+    not a failed request)."""
     if not isinstance(url, str):
         raise UsageError(f"the URL must be a string, not {type(url).__name__}")
     try:
