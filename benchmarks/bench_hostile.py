@@ -52,6 +52,7 @@ def cases(server: HostileServer, tmp: Path) -> list[tuple[str, list[str]]]:
     body = tmp / "body.json"
     body.write_text("[" * 100_000 + "]" * 100_000)
     page = str(tmp / "page.html")
+    vectors = ("--vectors", str(ROOT / "specs" / "conformance"))
     return [
         ("validate --url: 300 MB of data: lines", cli("validate", "--url", u("/many-data?mb=300"))),
         ("validate FILE: 120 MB of data: lines", cli("validate", str(many))),
@@ -68,11 +69,11 @@ def cases(server: HostileServer, tmp: Path) -> list[tuple[str, list[str]]]:
         ("replay /dev/zero", cli("replay", "/dev/zero")),
         (
             "vectors run: a driver flooding stdout",
-            cli("vectors", "run", "--driver", str(flood), "--only", "text_streaming"),
+            cli("vectors", "run", "--driver", str(flood), "--only", "text_streaming", *vectors),
         ),
         (
             "vectors run: a hanging driver, a detached child",
-            cli("vectors", "run", "--driver", str(hang), "--timeout", "2"),
+            cli("vectors", "run", "--driver", str(hang), "--timeout", "2", *vectors),
         ),
         (
             "validate --url: a byte every 2 s, --max-time 10",
