@@ -11,7 +11,8 @@
   still going on (a run streaming, an operation queued, a tool running).
 * :class:`TransportError`: the HTTP exchange with the agent failed (no
   connection, a non-2xx status, not an event stream, a dropped or stalled
-  stream); raised by :class:`agui_fsm.HttpAgent`.
+  stream, past ``max_time``, past a limit of :mod:`agui_fsm.limits`); raised by
+  :class:`agui_fsm.HttpAgent`.
 """
 
 from __future__ import annotations
@@ -126,13 +127,46 @@ class ContentTypeError(TransportError):
         self.content_type = content_type
 
 
+class ContentEncodingError(ContentTypeError):
+    """The response is compressed in an encoding that was not asked for (only gzip and
+    deflate are), so it cannot be read as an event stream."""
+
+
 class IncompleteStreamError(TransportError):
     """The stream ended, or the connection dropped, before RUN_FINISHED or RUN_ERROR."""
 
 
 class StallError(TransportError):
-    """Nothing arrived for ``timeout`` seconds while the run was open."""
+    """Nothing arrived for ``timeout`` seconds while the run was open; ``answered`` says
+    whether the response had begun (its status and headers had arrived)."""
 
-    def __init__(self, message: str, *, url: str | None, timeout: float) -> None:
+    def __init__(
+        self, message: str, *, url: str | None, timeout: float, answered: bool = True
+    ) -> None:
         super().__init__(message, url=url)
         self.timeout = timeout
+        self.answered = answered
+
+
+class MaxTimeError(TransportError):
+    """The exchange (the request, its response and its whole stream) took longer than
+    ``max_time`` seconds (``HttpAgent(max_time=...)``, ``--max-time``); ``answered`` says
+    whether the response had begun."""
+
+    def __init__(
+        self, message: str, *, url: str | None, max_time: float, answered: bool = True
+    ) -> None:
+        super().__init__(message, url=url)
+        self.max_time = max_time
+        self.answered = answered
+
+
+class LimitError(TransportError):
+    """The response went past a limit of :mod:`agui_fsm.limits`: ``limit`` names it (the
+    parameter, e.g. ``event_bytes``), ``value`` is its setting. Reading stops there, so
+    what a backend sends never costs more than the limits allow."""
+
+    def __init__(self, message: str, *, url: str | None, limit: str, value: float) -> None:
+        super().__init__(message, url=url)
+        self.limit = limit
+        self.value = value

@@ -18,7 +18,8 @@ from typing import Any, TextIO
 
 import click
 
-from agui_fsm.errors import AguiFsmError
+from agui_fsm.cli.options import SECONDS, max_time_option
+from agui_fsm.errors import AguiFsmError, UsageError
 from agui_fsm.http import HttpAgent
 from agui_fsm.replay.normalize import IdNormalizer, input_strings, normalize_output
 from agui_fsm.replay.runner import message_output
@@ -254,11 +255,12 @@ def _trace_printer(recorded: Any, rename: IdNormalizer) -> Callable[[], None]:
 )
 @click.option(
     "--timeout",
-    type=float,
+    type=SECONDS,
     default=60.0,
     show_default=True,
     help="Seconds to wait for a connection or for the stream's next bytes.",
 )
+@max_time_option("each turn's exchange")
 @click.option("--protocol-version", default=None, help="Declare this AG-UI version in the input.")
 def chat(
     url: str,
@@ -266,6 +268,7 @@ def chat(
     trace: bool,
     headers: tuple[str, ...],
     timeout: float,
+    max_time: float | None,
     protocol_version: str | None,
 ) -> None:
     """Chat with the AG-UI agent at URL through the reference runtime."""
@@ -276,10 +279,17 @@ def chat(
             raise click.UsageError(f"--header {header!r}: expected NAME:VALUE")
         parsed[name.strip()] = value.strip()
     rename = IdNormalizer(())
-    agent = _KnownIds(
-        HttpAgent(url, headers=parsed, timeout=timeout, protocol_version=protocol_version),
-        rename,
-    )
+    try:
+        http = HttpAgent(
+            url,
+            headers=parsed,
+            timeout=timeout,
+            max_time=max_time,
+            protocol_version=protocol_version,
+        )
+    except UsageError as exc:
+        raise click.BadParameter(str(exc), param_hint="URL") from None
+    agent = _KnownIds(http, rename)
     show = sys.stderr if script is not None else sys.stdout
     printer = StreamPrinter(show)
     runtime = ThreadRuntime(agent, on_update=printer)

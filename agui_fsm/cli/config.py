@@ -35,6 +35,7 @@ from typing import Any
 from agui_fsm.conformance.context import severities
 from agui_fsm.conformance.report import FAIL_ON
 from agui_fsm.errors import UsageError
+from agui_fsm.limits import check_seconds
 
 SECTION = "agui-fsm"
 _KEYS = frozenset({"docs-url", "fail-on", "group", "probe", "rules"})
@@ -152,11 +153,10 @@ def _probe_settings(table: Any, where: str) -> ProbeSettings:
         raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {known}")
     settings = ProbeSettings()
     timeout = table.get("timeout")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-    ):
-        raise UsageError(f"{where}: timeout must be a number of seconds above 0")
-    settings.timeout = float(timeout) if timeout is not None else None
+    try:
+        settings.timeout = check_seconds(timeout, "timeout")
+    except ValueError:
+        raise UsageError(f"{where}: timeout must be a finite number of seconds above 0") from None
     probes = table.get("probes")
     if probes is not None:
         if not isinstance(probes, list) or any(p not in PROBES for p in probes):

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -12,9 +11,16 @@ from typing import Any, BinaryIO, NoReturn
 
 import click
 
+from agui_fsm.cli.options import SECONDS, max_time_option
 from agui_fsm.conformance.framing import Frame
-from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
 from agui_fsm.conformance.sources import default_run_input, read, read_url
+from agui_fsm.errors import UsageError
+from agui_fsm.limits import (
+    DEFAULT_MAX_EVENT_BYTES,
+    DEFAULT_MAX_INFLATE_RATIO,
+    DEFAULT_MAX_LINE_BYTES,
+    ReadLimits,
+)
 
 
 def failing(command: str) -> Callable[[str], NoReturn]:
@@ -34,12 +40,16 @@ def load_body(path: Path | None, fail: Callable[[str], NoReturn]) -> dict | None
     from ag_ui.core import RunAgentInput
     from pydantic import ValidationError
 
+    from agui_fsm import jsonwire
+
     try:
-        body = json.loads(path.read_text(encoding="utf-8"))
+        body = jsonwire.loads(path.read_bytes())
         RunAgentInput.model_validate(body)
     except OSError as exc:
         fail(f"cannot read --body {path}: {exc.strerror or exc}")
-    except ValueError as exc:  # JSON or pydantic
+    except jsonwire.JsonProblem as exc:
+        fail(f"--body {path} is not a RunAgentInput: {exc.message}")
+    except ValueError as exc:  # pydantic
         detail = exc.errors()[0] if isinstance(exc, ValidationError) else exc
         fail(f"--body {path} is not a RunAgentInput: {detail}")
     return body
@@ -56,8 +66,9 @@ def parse_headers(values: tuple[str, ...]) -> dict[str, str]:
 
 
 def source_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--url``, ``--body``, ``--header``, ``--timeout``, ``--input-format`` and
-    ``--max-line-bytes``, as :func:`open_source` takes them."""
+    """``--url``, ``--body``, ``--header``, ``--timeout``, ``--max-time``, ``--input-format``
+    and the limits (``--max-line-bytes``, ``--max-event-bytes``, ``--max-inflate-ratio``),
+    as :func:`open_source` takes them."""
     options = [
         click.option("--url", help="A live AG-UI endpoint: POST a RunAgentInput, read its SSE."),
         click.option(
@@ -74,11 +85,12 @@ def source_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--timeout",
-            type=float,
+            type=SECONDS,
             default=60.0,
             show_default=True,
             help="Seconds to wait for the endpoint (connect and between reads).",
         ),
+        max_time_option("--url's exchange"),
         click.option(
             "--input-format",
             type=click.Choice(["auto", "jsonl", "json", "sse"]),
@@ -92,6 +104,20 @@ def source_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=DEFAULT_MAX_LINE_BYTES,
             show_default=True,
             help="Longest line, SSE line or array element accepted.",
+        ),
+        click.option(
+            "--max-event-bytes",
+            type=click.IntRange(min=1),
+            default=DEFAULT_MAX_EVENT_BYTES,
+            show_default=True,
+            help="Most bytes the data: lines of one SSE event may gather.",
+        ),
+        click.option(
+            "--max-inflate-ratio",
+            type=click.FloatRange(min=1, max=1e9),
+            default=DEFAULT_MAX_INFLATE_RATIO,
+            show_default=True,
+            help="Most bytes a compressed --url response may inflate to per byte received.",
         ),
     ]
     for option in reversed(options):
@@ -123,20 +149,39 @@ def open_source(
     input_format: str,
     max_line_bytes: int,
     fail: Callable[[str], NoReturn],
+    max_time: float | None = None,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    max_inflate_ratio: float = DEFAULT_MAX_INFLATE_RATIO,
+    stream: BinaryIO | None = None,
 ) -> Source:
     """The frames of PATH, '-' (stdin) or ``--url``; the caller checked that exactly one
-    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`."""
+    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`. ``stream``:
+    PATH or stdin opened already (read from where it stands)."""
+    limits = ReadLimits(max_line_bytes, max_event_bytes, max_inflate_ratio)
     if url is not None:
+        from agui_fsm.http.exchange import check_url
+
+        try:
+            check_url(url)
+        except UsageError as exc:
+            fail(f"--url: {exc}")
         payload = load_body(body, fail) or default_run_input()
         frames = read_url(
-            url, payload, headers=parse_headers(headers), timeout=timeout, max_bytes=max_line_bytes
+            url,
+            payload,
+            headers=parse_headers(headers),
+            timeout=timeout,
+            max_time=max_time,
+            max_bytes=max_line_bytes,
+            limits=limits,
         )
         return Source(url, frames, run_input=payload)
     if source == "-":
-        stream = sys.stdin.buffer
-        return Source("<stdin>", read(stream, input_format, max_line_bytes), stream)
+        stream = stream or sys.stdin.buffer
+        return Source("<stdin>", read(stream, input_format, max_line_bytes, limits), stream)
     try:
-        stream = open(source, "rb")  # noqa: SIM115 - closed by Source.close, after streaming
+        # closed by Source.close, after streaming
+        stream = stream or open(source, "rb")  # noqa: SIM115
     except OSError as exc:
         fail(f"cannot read {source}: {exc.strerror or exc}")
-    return Source(source, read(stream, input_format, max_line_bytes), stream)
+    return Source(source, read(stream, input_format, max_line_bytes, limits), stream)

@@ -7,13 +7,15 @@ that), 2 for usage and I/O errors (unreadable input, unreachable endpoint, a bad
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
 from agui_fsm.cli.config import rule_levels, settings_for
 from agui_fsm.cli.inputs import failing, open_source, source_options
-from agui_fsm.conformance.sources import SourceError
+from agui_fsm.conformance.sources import SourceError, peek
 from agui_fsm.errors import UsageError
 from agui_fsm.inspector.record import DEFAULT_MAX_ROWS
 from agui_fsm.machines.table import PROFILES
@@ -21,24 +23,18 @@ from agui_fsm.machines.table import PROFILES
 _fail = failing("inspect")
 
 
-def _is_scenario(path: str) -> bool:
-    """A JSON document that is one object with ``runs`` or ``steps`` (a trace is JSON Lines,
-    a JSON array or SSE). Only the first value is parsed: JSON Lines stop at line two."""
-    import json
+def opened_name(source: str | None) -> str:
+    return "<stdin>" if source == "-" else str(source)
 
+
+def _open(source: str | None) -> BinaryIO:
+    """PATH, or stdin for '-', opened once (a pipe or ``<(...)`` cannot be read twice)."""
+    if source == "-":
+        return sys.stdin.buffer
     try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16).lstrip()
-            if not head.startswith(b"{"):
-                return False
-            text = (head + f.read()).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    try:
-        value, _ = json.JSONDecoder().raw_decode(text)
-    except ValueError:
-        return False
-    return isinstance(value, dict) and "type" not in value and ("runs" in value or "steps" in value)
+        return open(source, "rb")
+    except OSError as exc:
+        _fail(f"cannot read {source}: {exc.strerror or exc}")
 
 
 @click.command()
@@ -92,8 +88,11 @@ def inspect(
     body: Path | None,
     headers: tuple[str, ...],
     timeout: float,
+    max_time: float | None,
     input_format: str,
     max_line_bytes: int,
+    max_event_bytes: int,
+    max_inflate_ratio: float,
     output: Path,
     profile: str,
     lenient: bool,
@@ -111,24 +110,35 @@ def inspect(
     """
     from agui_fsm.inspector.page import render_page
     from agui_fsm.inspector.record import record_trace
-    from agui_fsm.inspector.scenario import record_scenario
+    from agui_fsm.inspector.scenario import is_scenario_head, record_scenario
+    from agui_fsm.replay.scenario import read_document
 
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     if url is None and (body is not None or headers):
         raise click.UsageError("--body and --header go with --url")
+    if url is None and max_time is not None:
+        raise click.UsageError("--max-time goes with --url")
     try:
         settings = settings_for(config)
     except UsageError as exc:
         _fail(str(exc))
     levels = {**settings.rules, **rule_levels(levels_given)}
     options = {"profile": profile, "lenient": lenient, "levels": levels, "max_rows": max_events}
-    if source not in (None, "-") and _is_scenario(source):
-        try:
-            recording = record_scenario(source, **options)
-        except UsageError as exc:
-            _fail(str(exc))
-    else:
+    stream = None
+    if url is None:
+        stream = _open(source)
+        head, stream = peek(stream)
+        if is_scenario_head(head):
+            try:
+                data = read_document(stream)
+                recording = record_scenario(opened_name(source), data=data, **options)
+            except UsageError as exc:
+                _fail(str(exc))
+            finally:
+                stream.close()
+            stream = None
+    if url is not None or stream is not None:
         opened = open_source(
             source,
             url=url,
@@ -138,6 +148,10 @@ def inspect(
             input_format=input_format,
             max_line_bytes=max_line_bytes,
             fail=_fail,
+            max_time=max_time,
+            max_event_bytes=max_event_bytes,
+            max_inflate_ratio=max_inflate_ratio,
+            stream=stream,
         )
         try:
             recording = record_trace(

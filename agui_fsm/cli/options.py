@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from agui_fsm.limits import check_seconds
+
 
 def jobs_option(what: str) -> Callable[[Any], Any]:
     """``--jobs/-j N``: worker processes for ``what`` (0: one per core; default 1)."""
@@ -18,4 +20,33 @@ def jobs_option(what: str) -> Callable[[Any], Any]:
         default=1,
         show_default=True,
         help=f"{what}: worker processes (0: one per core).",
+    )
+
+
+class Seconds(click.ParamType):
+    """A number of seconds: finite and above 0 (``-1``, ``nan`` and ``inf`` are refused)."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            return check_seconds(float(value), "the value")
+        except (TypeError, ValueError, OverflowError):
+            self.fail(f"{value!r} is not a finite number of seconds above 0", param, ctx)
+
+
+SECONDS = Seconds()
+
+
+def max_time_option(what: str, default: float | None = None) -> Callable[[Any], Any]:
+    """``--max-time SECONDS`` (curl's name): the most ``what`` may take, whole."""
+    shown = f" Default: {default:g}." if default is not None else " Default: no limit."
+    return click.option(
+        "--max-time",
+        type=SECONDS,
+        default=default,
+        metavar="SECONDS",
+        help=f"Most seconds {what} may take, from the request to the stream's end.{shown}",
     )

@@ -14,9 +14,11 @@ import click
 
 from agui_fsm.cli.config import settings_for
 from agui_fsm.cli.inputs import failing, parse_headers
+from agui_fsm.cli.options import SECONDS, max_time_option
 from agui_fsm.cli.progress import Progress
 from agui_fsm.cli.reports import config_option, format_option, output_option, parse_outputs
 from agui_fsm.errors import TransportError, UsageError
+from agui_fsm.limits import DEFAULT_PROBE_MAX_TIME
 from agui_fsm.probes.catalogue import PROBES
 
 DEFAULT_TIMEOUT = 30.0
@@ -66,10 +68,11 @@ def _terminal_progress(fmt: str) -> ProbeProgress | None:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=SECONDS,
     default=None,
     help=f"Seconds to wait for the endpoint (connect, each read). Default {DEFAULT_TIMEOUT:g}.",
 )
+@max_time_option("each exchange of a probe", DEFAULT_PROBE_MAX_TIME)
 @click.option(
     "--probe",
     "probes",
@@ -91,6 +94,7 @@ def probe(
     list_probes: bool,
     headers: tuple[str, ...],
     timeout: float | None,
+    max_time: float,
     probes: tuple[str, ...],
     protocol_version: str | None,
     config: Path | None,
@@ -114,8 +118,12 @@ def probe(
         return
     if url is None:
         raise click.UsageError("give the URL of an AG-UI endpoint (or --list)")
-    if not url.startswith(("http://", "https://")):
-        raise click.BadParameter(f"{url!r} is not an http:// or https:// URL", param_hint="URL")
+    from agui_fsm.http.exchange import check_url
+
+    try:
+        check_url(url)
+    except UsageError as exc:
+        raise click.BadParameter(str(exc), param_hint="URL") from None
     files = parse_outputs(outputs)
     try:
         everything = settings_for(config)
@@ -132,6 +140,7 @@ def probe(
             options=settings.options,
             protocol_version=protocol_version or settings.protocol_version,
             on_progress=progress.show if progress is not None else None,
+            max_time=max_time,
         )
     except TransportError as exc:
         _fail(f"cannot probe {url}: {exc}")

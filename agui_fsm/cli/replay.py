@@ -15,11 +15,12 @@ import click
 
 from agui_fsm import jsonwire
 from agui_fsm.jsonwire import dumps_text
+from agui_fsm.limits import DEFAULT_MAX_SCENARIO_BYTES
 from agui_fsm.machines.table import PROFILES
 from agui_fsm.replay import Scenario, ScenarioError
 from agui_fsm.replay.normalize import IdNormalizer
 from agui_fsm.replay.runner import Replay
-from agui_fsm.replay.scenario import read_scenario
+from agui_fsm.replay.scenario import read_document, read_scenario
 from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
 
@@ -48,23 +49,40 @@ from agui_fsm.trace import tracing
     "@assistant-ui/react-ag-ui 0.0.57 exactly (compare specs/conformance/reference/).",
 )
 @click.option(
+    "--max-scenario-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_SCENARIO_BYTES,
+    show_default=True,
+    help="Largest scenario file read (one JSON document, decoded whole).",
+)
+@click.option(
     "--batch",
     is_flag=True,
     help="Read a JSON array of scenario paths on stdin and print a JSON array of outputs "
     "(the driver protocol of specs/conformance/DRIVER.md).",
 )
-def replay(scenario: Path | None, trace: bool, lenient: bool, profile: str, batch: bool) -> None:
+def replay(
+    scenario: Path | None,
+    trace: bool,
+    lenient: bool,
+    profile: str,
+    max_scenario_bytes: int,
+    batch: bool,
+) -> None:
     """Replay SCENARIO (scenario format v1.1) and print the normalized thread as JSON."""
     if batch:
         if scenario is not None or trace:
             raise click.UsageError("--batch reads the paths on stdin: no SCENARIO, no --trace")
-        outputs = [_batch_output(path, lenient, profile) for path in _batch_paths()]
+        outputs = [
+            _batch_output(path, lenient, profile, max_scenario_bytes)
+            for path in _batch_paths(max_scenario_bytes)
+        ]
         sys.stdout.write(dumps_text(outputs, indent=2) + "\n")
         return
     if scenario is None:
         raise click.UsageError("missing SCENARIO (or --batch with the paths on stdin)")
     try:
-        parsed, raw, strings = read_scenario(scenario)
+        parsed, raw, strings = read_scenario(scenario, max_bytes=max_scenario_bytes)
     except ScenarioError as exc:
         raise click.UsageError(str(exc)) from exc
     rename = IdNormalizer(strings)
@@ -88,9 +106,11 @@ def _play(
     return asyncio.run(Replay(parsed, raw, lenient=lenient, profile=profile).play(rename))
 
 
-def _batch_paths() -> list[str]:
+def _batch_paths(max_bytes: int) -> list[str]:
     try:
-        paths = jsonwire.loads(sys.stdin.buffer.read())
+        paths = jsonwire.loads(read_document(sys.stdin.buffer, max_bytes))
+    except ScenarioError as exc:
+        raise click.UsageError(f"--batch: {exc}") from exc
     except jsonwire.JsonProblem as exc:
         raise click.UsageError(f"--batch: stdin is not JSON ({exc.message})") from exc
     if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
@@ -98,10 +118,10 @@ def _batch_paths() -> list[str]:
     return paths
 
 
-def _batch_output(path: str, lenient: bool, profile: str) -> dict[str, Any]:
+def _batch_output(path: str, lenient: bool, profile: str, max_bytes: int) -> dict[str, Any]:
     """One slot of a ``--batch`` answer: the output, or why the file was not replayed."""
     try:
-        parsed, raw, strings = read_scenario(path)
+        parsed, raw, strings = read_scenario(path, max_bytes=max_bytes)
     except ScenarioError as exc:
         return {"driverError": str(exc)}
     return _play(parsed, raw, lenient, profile, IdNormalizer(strings))

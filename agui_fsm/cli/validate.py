@@ -86,6 +86,7 @@ def validate(
     body: Path | None,
     headers: tuple[str, ...],
     timeout: float,
+    max_time: float | None,
     input_format: str,
     fmt: str,
     outputs: tuple[str, ...],
@@ -95,6 +96,8 @@ def validate(
     group: bool | None,
     fail_fast: bool,
     max_line_bytes: int,
+    max_event_bytes: int,
+    max_inflate_ratio: float,
     jobs: int,
 ) -> None:
     """Check that an AG-UI event stream is valid, and report every violation.
@@ -109,6 +112,8 @@ def validate(
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     if url is None and (body is not None or headers):
         raise click.UsageError("--body and --header go with --url")
+    if url is None and max_time is not None:
+        raise click.UsageError("--max-time goes with --url")
     files = parse_outputs(outputs)
     settings = _settings(config)
     levels = {**settings.rules, **rule_levels(levels_given)}
@@ -134,6 +139,7 @@ def validate(
                 levels=levels,
                 fail_on=fail_on,
                 docs_url=settings.docs_url,
+                max_event_bytes=max_event_bytes,
             )
         )
     opened = open_source(
@@ -145,6 +151,9 @@ def validate(
         input_format=input_format,
         max_line_bytes=max_line_bytes,
         fail=_fail,
+        max_time=max_time,
+        max_event_bytes=max_event_bytes,
+        max_inflate_ratio=max_inflate_ratio,
     )
     name, frames, stream = opened.name, opened.frames, opened.stream
     progress = for_terminal(sys.stderr, stream) if fmt == "text" else None

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from agui_fsm.cli.options import SECONDS
+from agui_fsm.limits import DEFAULT_MAX_REPLY_BYTES
 from agui_fsm.machines.table import PROFILES
 from agui_fsm.vectors.catalogue import Catalogue, CatalogueError, export_kit, load_catalogue
 from agui_fsm.vectors.driver import DEFAULT_TIMEOUT, Driver, DriverError
@@ -113,10 +115,18 @@ def export(out: Path, vectors_dir: Path | None) -> None:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=SECONDS,
     default=DEFAULT_TIMEOUT,
     show_default=True,
-    help="Seconds a driver may take per scenario (a batch: that many per scenario in it).",
+    help="Seconds a driver may take per scenario (a batch: that many per scenario in it); "
+    "then its process group is killed.",
+)
+@click.option(
+    "--max-reply-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_REPLY_BYTES,
+    show_default=True,
+    help="Most bytes a driver may print per scenario (a batch: that many per scenario in it).",
 )
 @click.option(
     "--only",
@@ -147,6 +157,7 @@ def run(
     known: Path | None,
     jobs: int,
     timeout: float,
+    max_reply_bytes: int,
     patterns: tuple[str, ...],
     exact_errors: bool,
     fmt: str,
@@ -169,7 +180,9 @@ def run(
         raise click.UsageError(str(exc)) from exc
     if not command:
         raise click.UsageError("--driver is empty")
-    harness = Driver(command, batch=batch, timeout=timeout, jobs=jobs)
+    harness = Driver(
+        command, batch=batch, timeout=timeout, jobs=jobs, max_reply_bytes=max_reply_bytes
+    )
     try:
         report = run_vectors(
             chosen, harness, profile=profile, exact_errors=exact_errors, known=differences

@@ -23,13 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agui_fsm.conformance.report import Report, render
-from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
 from agui_fsm.errors import UsageError
+from agui_fsm.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 
 TRACE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse")
 # One file's work, picklable: (path, input format, max line bytes, fail fast, rule levels,
-# fail-on).
-Task = tuple[str, str, int, bool, dict[str, str], str]
+# fail-on[, max event bytes]).
+Task = (
+    tuple[str, str, int, bool, dict[str, str], str]
+    | tuple[str, str, int, bool, dict[str, str], str, int]
+)
 
 
 def expand(source: str) -> list[Path]:
@@ -54,16 +57,19 @@ class FileResult:
 
 def validate_path(task: Task) -> FileResult:
     """Validate one file (run in a worker process; the arguments are picklable):
-    ``(path, input format, max line bytes, fail fast, rule levels, fail-on)``."""
+    ``(path, input format, max line bytes, fail fast, rule levels, fail-on[, max event
+    bytes])``."""
     from agui_fsm.conformance.sources import SourceError, check, read
     from agui_fsm.conformance.validator import Validator
+    from agui_fsm.limits import ReadLimits
 
-    name, fmt, max_bytes, fail_fast, levels, fail_on = task
+    name, fmt, max_bytes, fail_fast, levels, fail_on, *more = task
+    event_bytes = more[0] if more else DEFAULT_MAX_EVENT_BYTES
     start = time.perf_counter()
     try:
         with open(name, "rb") as stream:
             report = check(
-                read(stream, fmt, max_bytes),
+                read(stream, fmt, max_bytes, ReadLimits(max_bytes, event_bytes)),
                 fail_fast=fail_fast,
                 validator=Validator(levels or None),
                 fail_on=fail_on,
@@ -92,6 +98,7 @@ def validate_files(
     fail_fast: bool = False,
     levels: dict[str, str] | None = None,
     fail_on: str = "error",
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
 ) -> Iterator[FileResult]:
     """Each file's result, in the order of ``paths``, with the rule ``levels`` and
     ``fail_on`` of ``agui-fsm validate``.
@@ -107,7 +114,8 @@ def validate_files(
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise UsageError(f"executor: a concurrent.futures.Executor, not {type(executor).__name__}")
     tasks = [
-        (str(p), input_format, max_bytes, fail_fast, dict(levels or {}), fail_on) for p in paths
+        (str(p), input_format, max_bytes, fail_fast, dict(levels or {}), fail_on, max_event_bytes)
+        for p in paths
     ]
     if executor is not None:
         yield from _in_order(executor, tasks, batch_size or min(256, max(1, len(tasks) // 64)))
@@ -247,6 +255,7 @@ def run(
     levels: dict[str, str] | None = None,
     fail_on: str = "error",
     docs_url: str | None = None,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
 ) -> int:
     """Validate every trace of SOURCE, print one report per file and a summary; the exit
     status (0 all valid, 1 one invalid, 2 one unreadable or no file at all). ``docs_url``:
@@ -265,6 +274,7 @@ def run(
         fail_fast=fail_fast,
         levels=levels,
         fail_on=fail_on,
+        max_event_bytes=max_event_bytes,
     )
     entries = []
     suites = []

@@ -3,16 +3,10 @@
 Every reader yields :class:`Frame` objects (one per event position, with the 1-based line
 where it starts) and reads incrementally, so memory stays flat on a multi-GB input: JSON
 Lines with ``readline(limit)``, a JSON array with an incremental splitter over a sliding
-buffer, SSE with httpx-sse's decoder. A line or element beyond ``max_bytes`` is skipped
-(INPUT-001) without being buffered whole.
-
-SSE is decoded with ``httpx_sse._decoders`` (:class:`SSELineDecoder` splits lines on CR,
-LF and CRLF as the SSE specification says; :class:`SSEDecoder` assembles ``data:``
-fields into events). httpx-sse 0.4 exposes them only under that module name (its public
-``EventSource`` wraps an ``httpx.Response``); they are the very decoder httpx-sse runs on
-a live response, so a capture on disk and ``--url`` are framed identically, and the
-project pins ``httpx-sse<0.5``. A hand-written SSE parser would be a second framing
-implementation to keep in line with the one the live path uses.
+buffer, SSE with :class:`agui_fsm.wire_reader.SseDecoder`, the decoder
+:class:`~agui_fsm.HttpAgent` runs on a live response too, so a capture on disk, ``--url``
+and a client are framed identically, within the same :mod:`agui_fsm.limits`. A line or
+element beyond ``max_bytes`` is skipped (INPUT-001) without being buffered whole.
 """
 
 from __future__ import annotations
@@ -20,11 +14,13 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import BinaryIO
 
-from agui_fsm.conformance.jsonl import Frame, JsonLines
+from agui_fsm.conformance.jsonl import JsonLines
 from agui_fsm.conformance.jsonl import too_long as _too_long
-from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
+from agui_fsm.limits import DEFAULT_MAX_LINE_BYTES, ReadLimits
+from agui_fsm.wire_reader import Frame, SseDecoder
 
 CHUNK = 64 * 1024
 _WS = re.compile(r"[ \t\r\n]*")
@@ -214,82 +210,18 @@ def read_json_array(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -
 
 
 # --- SSE -------------------------------------------------------------------------------------
-_SSE_FIELDS = frozenset({"data", "event", "id", "retry"})
-
-
-def read_sse(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Frame]:
-    """``data:`` frames as the AG-UI encoder writes them (``data: {...}`` + blank line)."""
-    from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # imports httpx: only for SSE
-
-    # Invalid bytes survive as lone surrogates, and the event holding one says so.
-    text = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
-    lines = SSELineDecoder()
-    events = SSEDecoder()
-    state = {"line": 0, "start": None, "data": False, "skip": False, "drop": False}
-
-    def handle(line: str) -> Iterator[Frame]:
-        state["line"] += 1
-        if state["drop"]:  # the tail of an over-long line
-            state["drop"] = False
-            return
-        if line == "":
-            sse = events.decode("")
-            start, skipped = state["start"], state["skip"]
-            state.update(start=None, data=False, skip=False)
-            if sse is not None and sse.data and not skipped:
-                yield Frame(start, payload=sse.data)
-            return
-        name = line.partition(":")[0]
-        if state["start"] is None and name == "data":
-            state["start"] = state["line"]
-        if len(line) > max_bytes:
-            state["skip"] = True
-            yield Frame(state["line"], problem=_too_long("line", str(state["line"]), max_bytes))
-            return
-        if (
-            not line.startswith(":")
-            and name not in _SSE_FIELDS
-            and line.lstrip().startswith(("{", "["))
-        ):
-            yield Frame(
-                state["line"],
-                problem=(
-                    "INPUT-002",
-                    f"line {state['line']} looks like an event but has no 'data:' "
-                    "prefix; SSE clients drop it",
-                ),
-            )
-            return
-        if name == "data":
-            state["data"] = True
-        events.decode(line)
-
-    first = True
+def read_sse(
+    stream: BinaryIO,
+    max_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    limits: ReadLimits | None = None,
+) -> Iterator[Frame]:
+    """``data:`` frames as the AG-UI encoder writes them (``data: {...}`` + blank line).
+    ``limits`` (its ``line_bytes`` replaced by ``max_bytes``) bounds lines and events."""
+    decoder = SseDecoder(replace(limits or ReadLimits(), line_bytes=max_bytes))
+    feed = decoder.feed
     # read1: return what has arrived rather than wait for a full chunk (a live stream).
     read_some = getattr(stream, "read1", stream.read)
     while chunk := read_some(CHUNK):
-        decoded = text.decode(chunk)
-        if first and decoded:
-            decoded, first = decoded.removeprefix(_BOM), False
-        if not decoded:
-            continue
-        for line in lines.decode(decoded):
-            yield from handle(line)
-        if sum(map(len, lines.buffer)) > max_bytes:
-            # An over-long line still being received: drop what is buffered, and its tail,
-            # and report it once however long it goes on.
-            lines.buffer = []
-            if not state["drop"]:
-                state["drop"], state["skip"] = True, True
-                yield Frame(
-                    state["line"] + 1, problem=_too_long("line", str(state["line"] + 1), max_bytes)
-                )
-    for line in lines.flush():
-        yield from handle(line)
-    if state["data"]:
-        yield Frame(
-            state["start"],
-            problem=("INPUT-002", "the stream ends inside a frame that no blank line terminated"),
-            takes_position=False,
-        )
-        yield from handle("")
+        if frames := feed(chunk):
+            yield from frames
+    yield from decoder.end()

@@ -1,5 +1,5 @@
 """JSON Lines framing: one event per non-blank line, frame by frame or a block at a time;
-and :class:`Frame`, the event position every reader yields.
+and :class:`Frame` (:mod:`agui_fsm.wire_reader`'s), the event position every reader yields.
 
 :class:`JsonLines` iterates :class:`~agui_fsm.conformance.framing.Frame` objects, and
 :meth:`JsonLines.blocks` gives the same positions in bulk for
@@ -13,33 +13,21 @@ line longer than ``max_bytes`` (its LF not counted) is skipped as INPUT-001.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
-from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
+from agui_fsm.limits import DEFAULT_MAX_LINE_BYTES, too_long_line
+from agui_fsm.wire_reader import Frame
 
 CHUNK = 64 * 1024
 BLOCK = 256 * 1024
 _BOM = b"\xef\xbb\xbf"
 
 
+__all__ = ["Block", "Frame", "JsonLines", "too_long"]
+
+
 def too_long(what: str, where: str, limit: int) -> tuple[str, str]:
-    return (
-        "INPUT-001",
-        f"{what} {where} is longer than {limit} bytes and was skipped "
-        "(raise --max-line-bytes if it is legitimate)",
-    )
-
-
-# Not frozen: a frozen dataclass's __init__ costs twice as much, once per event.
-@dataclass(slots=True)
-class Frame:
-    """One event position: a payload to validate, or a problem found while reading it."""
-
-    line: int | None
-    payload: Any = None
-    problem: tuple[str, str] | None = None
-    takes_position: bool = True
+    return too_long_line(f"{what} {where}", limit)
 
 
 Block = tuple[list[bytes], "list[int] | range"]

@@ -30,6 +30,8 @@ RUN = VALIDATOR_MACHINES[_RUN]
 
 # A transport fault once the run has settled loses nothing of it: reported as a warning.
 _AFTER_RUN = {"INPUT-005": "INPUT-006"}
+# Reading stopped before the stream's end: no event is not "not AG-UI" (RUN-010).
+_CUT_SHORT = frozenset({"INPUT-005", "INPUT-007", "INPUT-008"})
 _SETTLED = ("draining", "errored")
 _ANNOUNCED = {True: Reading(announced=True), False: PLAIN}
 _STARTS = {announced: RUN.plans("RUN_STARTED", r) for announced, r in _ANNOUNCED.items()}
@@ -42,6 +44,7 @@ class Runs:
 
     __slots__ = (
         "ctx",
+        "cut_short",
         "implicit",
         "interrupted",
         "interrupts",
@@ -98,6 +101,7 @@ class Runs:
         self.seen_first = False
         self.run_ids: tuple[str | None, str | None] = (None, None)
         self.interrupted = False
+        self.cut_short = False  # reading stopped early (a broken connection, a limit)
 
     def quiet(self) -> bool:
         """Inside a running run, with no *_CHUNK stream pending and no transition trace
@@ -112,6 +116,8 @@ class Runs:
 
     def transport_fault(self, rule: str, message: str) -> tuple[str, str]:
         """The rule and message of an input-layer fault, given where the run is."""
+        if rule in _CUT_SHORT:
+            self.cut_short = True
         if rule in _AFTER_RUN and self.lc.state in _SETTLED:
             ended = "RUN_FINISHED" if self.lc.state == "draining" else "RUN_ERROR"
             return _AFTER_RUN[rule], f"after the run had ended with {ended}, {message}"
@@ -322,7 +328,7 @@ class Runs:
         ctx = self.ctx
         self.lanes.close_all()
         state = self.lc.state
-        if events == 0:
+        if events == 0 and not self.cut_short:
             ctx.emit(
                 "RUN-010",
                 "the input holds no AG-UI event: it is empty, or not AG-UI (JSON Lines, a "

@@ -8,15 +8,19 @@ a :class:`~agui_fsm.conformance.validator.Validator` (:func:`check`).
 from __future__ import annotations
 
 import io
+import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Any, BinaryIO
 
 from agui_fsm.conformance.findings import Report, Violation
 from agui_fsm.conformance.framing import CHUNK, Frame, read_json_array, read_jsonl, read_sse
 from agui_fsm.conformance.jsonl import JsonLines
-from agui_fsm.conformance.rules import DEFAULT_MAX_LINE_BYTES
 from agui_fsm.conformance.validator import Validator
+from agui_fsm.errors import UsageError
+from agui_fsm.limits import DEFAULT_MAX_LINE_BYTES, ReadLimits, past_max_time
+from agui_fsm.wire_reader import SNIFF_BYTES, not_text
 
 __all__ = [
     "CHUNK",
@@ -28,6 +32,7 @@ __all__ = [
     "default_run_input",
     "detect",
     "is_many",
+    "peek",
     "read",
     "read_json_array",
     "read_jsonl",
@@ -71,9 +76,11 @@ class _Replay(io.RawIOBase):
         return len(data)
 
 
-def detect(stream: BinaryIO) -> tuple[str, BinaryIO]:
-    """Guess the format from the first non-blank byte: '[' JSON array, '{' JSON Lines,
-    anything else SSE. Returns the format and a stream that still starts at byte 0."""
+def peek(
+    stream: BinaryIO, enough: Callable[[bytes], bool] = lambda head: len(head) >= SNIFF_BYTES
+) -> tuple[bytes, BinaryIO]:
+    """The first bytes of ``stream`` (until ``enough`` of them, at most :data:`CHUNK`) and
+    a stream that still starts at byte 0."""
     read_some = getattr(stream, "read1", stream.read)
     head = b""
     while len(head) < CHUNK:
@@ -81,11 +88,21 @@ def detect(stream: BinaryIO) -> tuple[str, BinaryIO]:
         if not data:
             break
         head += data
-        if head.lstrip(b" \t\r\n\xef\xbb\xbf"):
+        if enough(head):
             break
+    return head, io.BufferedReader(_Replay(head, read_some), CHUNK)
+
+
+def _guess(head: bytes) -> str:
     first = head.lstrip(b" \t\r\n\xef\xbb\xbf")[:1]
-    fmt = "json" if first == b"[" else "jsonl" if first in (b"{", b"") else "sse"
-    return fmt, io.BufferedReader(_Replay(head, read_some), CHUNK)
+    return "json" if first == b"[" else "jsonl" if first in (b"{", b"") else "sse"
+
+
+def detect(stream: BinaryIO) -> tuple[str, BinaryIO]:
+    """Guess the format from the first non-blank byte: '[' JSON array, '{' JSON Lines,
+    anything else SSE. Returns the format and a stream that still starts at byte 0."""
+    head, stream = peek(stream, lambda head: bool(head.lstrip(b" \t\r\n\xef\xbb\xbf")))
+    return _guess(head), stream
 
 
 READERS: dict[str, Callable[[BinaryIO, int], Iterable[Frame]]] = {
@@ -95,11 +112,27 @@ READERS: dict[str, Callable[[BinaryIO, int], Iterable[Frame]]] = {
 }
 
 
+def _not_text_frame(what: str) -> Frame:
+    return Frame(1, problem=("INPUT-008", what))
+
+
 def read(
-    stream: BinaryIO, fmt: str = "auto", max_bytes: int = DEFAULT_MAX_LINE_BYTES
+    stream: BinaryIO,
+    fmt: str = "auto",
+    max_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    limits: ReadLimits | None = None,
 ) -> Iterable[Frame]:
+    """The frames of ``stream`` in ``fmt`` (``auto``: :func:`detect`'s guess). An input
+    that is not UTF-8 text (binary, UTF-16, UTF-32) is one INPUT-008 frame. ``limits``
+    bounds SSE events (its ``line_bytes`` is ``max_bytes``)."""
+    head, stream = peek(stream)
+    what = not_text(head)
+    if what is not None:
+        return [_not_text_frame(what)]
     if fmt == "auto":
-        fmt, stream = detect(stream)
+        fmt = _guess(head)
+    if fmt == "sse":
+        return read_sse(stream, max_bytes, limits)
     return READERS[fmt](stream, max_bytes)
 
 
@@ -143,58 +176,110 @@ class _Body(io.RawIOBase):
         return n
 
 
+_NDJSON = ("application/x-ndjson", "application/jsonl")
+
+
 def read_url(
     url: str,
     body: dict[str, Any] | None = None,
     *,
     headers: dict[str, str] | None = None,
     timeout: float | None = 60.0,
+    max_time: float | None = None,
     max_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    limits: ReadLimits | None = None,
 ) -> Iterator[Frame]:
-    """POST a RunAgentInput and read the SSE response as it streams (httpx + httpx-sse)."""
-    import httpx
+    """POST a RunAgentInput and read the SSE (or JSON Lines) response as it streams,
+    through :class:`agui_fsm.http.exchange.Exchange`: ``max_time`` bounds the exchange
+    whole (INPUT-007 once the response has begun, :class:`SourceError` before), ``timeout``
+    each wait, ``limits`` (its ``line_bytes`` is ``max_bytes``) lines, events and inflation.
+    """
+    import json
 
+    from agui_fsm.errors import (
+        ContentEncodingError,
+        LimitError,
+        MaxTimeError,
+        TransportError,
+    )
+    from agui_fsm.http.exchange import Exchange, iterate
+
+    limits = replace(limits or ReadLimits(), line_bytes=max_bytes)
     request_headers = {
         "Accept": "text/event-stream",
         "Cache-Control": "no-store",
+        "Content-Type": "application/json",
         **(headers or {}),
     }
     payload = body if body is not None else default_run_input()
+    exchange = Exchange(
+        url,
+        content=json.dumps(payload).encode(),
+        headers=request_headers,
+        timeout=timeout,
+        max_time=max_time,
+        limits=limits,
+    )
+
+    async def items() -> AsyncIterator[Any]:
+        async with exchange:
+            yield exchange.response
+            async for chunk in exchange.chunks():
+                yield chunk
+
+    stream = iterate(items())
     try:
-        with (
-            httpx.Client(timeout=timeout) as client,
-            client.stream("POST", url, json=payload, headers=request_headers) as response,
-        ):
-            if not response.is_success:
-                raise SourceError(f"{url} answered HTTP {response.status_code}")
-            ctype = response.headers.get("content-type", "")
-            mime = ctype.split(";")[0].strip().lower()
-            fmt = "jsonl" if mime in ("application/x-ndjson", "application/jsonl") else "sse"
-            if mime not in ("text/event-stream", "application/x-ndjson", "application/jsonl"):
-                yield Frame(
-                    None,
-                    problem=(
-                        "INPUT-004",
-                        f"the response's Content-Type is "
-                        f"{ctype or 'missing'!r}, not "
-                        "text/event-stream; read as SSE",
-                    ),
-                    takes_position=False,
-                )
-            stream = io.BufferedReader(_Body(response.iter_bytes()), CHUNK)
-            try:
-                yield from READERS[fmt](stream, max_bytes)
-            except httpx.HTTPError as exc:
-                yield Frame(
-                    None,
-                    problem=(
-                        "INPUT-005",
-                        f"the connection failed mid-stream: {exc or type(exc).__name__}",
-                    ),
-                    takes_position=False,
-                )
-    except httpx.HTTPError as exc:
-        raise SourceError(f"cannot reach {url}: {exc or type(exc).__name__}") from exc
+        try:
+            response = next(stream)
+        except TransportError as exc:
+            raise SourceError(f"cannot reach {url}: {exc}") from exc
+        except UsageError as exc:
+            raise SourceError(str(exc)) from exc
+        if not response.is_success:
+            raise SourceError(f"{url} answered HTTP {response.status_code}")
+        ctype = response.headers.get("content-type", "")
+        mime = ctype.split(";")[0].strip().lower()
+        fmt = "jsonl" if mime in _NDJSON else "sse"
+        if mime not in ("text/event-stream", *_NDJSON):
+            yield Frame(
+                None,
+                problem=(
+                    "INPUT-004",
+                    f"the response's Content-Type is {ctype or 'missing'!r}, not "
+                    "text/event-stream; read as SSE",
+                ),
+                takes_position=False,
+            )
+        first = True
+        try:
+            for chunk in stream:
+                if first:
+                    first = False
+                    if (what := not_text(chunk)) is not None:
+                        yield _not_text_frame(what)
+                        return
+                    chunks = itertools.chain((chunk,), stream)
+                    reader = io.BufferedReader(_Body(chunks), CHUNK)
+                    if fmt == "sse":
+                        yield from read_sse(reader, max_bytes, limits)
+                    else:
+                        yield from read_jsonl(reader, max_bytes)
+                    return
+        except ContentEncodingError as exc:
+            yield Frame(None, problem=("INPUT-008", str(exc)), takes_position=False)
+        except MaxTimeError as exc:
+            what = past_max_time(exc.max_time, "the response")
+            yield Frame(None, problem=("INPUT-007", what), takes_position=False)
+        except LimitError as exc:
+            yield Frame(None, problem=("INPUT-007", str(exc)), takes_position=False)
+        except TransportError as exc:
+            yield Frame(
+                None,
+                problem=("INPUT-005", f"the connection failed mid-stream: {exc}"),
+                takes_position=False,
+            )
+    finally:
+        stream.close()
 
 
 # --- driving a validator ---------------------------------------------------------------------

@@ -163,7 +163,9 @@ STATE_DELTA: type = _delta_struct()
 
 _decode = msgspec.json.Decoder(Union[(*BY_TYPE.values(), STATE_DELTA)]).decode
 _encode = msgspec.json.encode
-_Failed = (msgspec.DecodeError, msgspec.ValidationError)
+# RecursionError: msgspec skips an unknown field's value by recursion, so a value nested
+# some 100,000 levels deep exhausts the stack; the general path measures it (SCHEMA-009).
+_Failed = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 def decode(data: bytes) -> Any:

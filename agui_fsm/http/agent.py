@@ -2,17 +2,19 @@
 
 The Python counterpart of ``@ag-ui/client``'s ``HttpAgent``: each run POSTs the
 RunAgentInput as JSON (``Accept: text/event-stream``) and yields the ``data:``
-payload of every server-sent event as a wire dict, decoded as it arrives with
-httpx-sse's line and event decoders (the ones :mod:`agui_fsm.conformance.sources`
-uses for captures, so a live stream and a capture are framed alike).
+payload of every server-sent event as a wire dict, decoded as it arrives by
+:class:`agui_fsm.wire_reader.SseDecoder`, the decoder the validator runs on captures and
+``--url``, so a live stream and a capture are framed alike, within the same limits.
 
 Failures are typed (:class:`agui_fsm.errors.TransportError` and its subclasses)
 and raised from the stream, which is the runtime's agent-error path. Once the run
 has settled (the last lifecycle event was RUN_FINISHED or RUN_ERROR) a transport
 failure is not the run's: the stream just ends and the error is kept in
-:attr:`HttpAgent.late_errors`. A data field that is not JSON is the backend's
-protocol error (:class:`~agui_fsm.events.EventSchemaError`, rule SCHEMA-001).
+:attr:`HttpAgent.late_errors`. A data field that is not JSON (or not UTF-8) is the
+backend's protocol error (:class:`~agui_fsm.events.EventSchemaError`, rule SCHEMA-001).
 
+Each run is one :class:`~agui_fsm.http.exchange.Exchange`: ``max_time`` bounds it whole,
+``timeout`` each wait, :class:`~agui_fsm.limits.ReadLimits` its lines, events and inflation.
 Closing the stream (the runtime does on cancel, and after every run) closes the
 response and so the request. ``transport`` takes any httpx transport; an ASGI app
 in-process, streamed as over a socket, is ``HttpAgent.asgi(app)``.
@@ -20,26 +22,26 @@ in-process, streamed as over a socket, is ``HttpAgent.asgi(app)``.
 
 from __future__ import annotations
 
-import asyncio
-import codecs
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
-from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
 import agui_fsm.jsonwire as jsonwire
 from agui_fsm.errors import (
-    ConnectionFailedError,
     ContentTypeError,
     HttpStatusError,
     IncompleteStreamError,
-    StallError,
+    LimitError,
     TransportError,
+    UsageError,
 )
 from agui_fsm.events import EventSchemaError
+from agui_fsm.http.exchange import Exchange, check_url
+from agui_fsm.limits import ReadLimits, check_seconds
+from agui_fsm.wire_reader import Frame, SseDecoder, not_text
 
 log = logging.getLogger("agui_fsm.http")
 BODY_HEAD_BYTES = 512
@@ -53,10 +55,14 @@ class HttpAgent:
 
     ``headers`` are sent with every request (after the defaults, so they may replace
     them). ``timeout`` (seconds) bounds connecting and every wait for the next bytes of
-    the stream; ``None`` waits forever. ``protocol_version`` is written into the input's
-    ``protocolVersion`` when the input has none (AG-UI 1.0 backends change behaviour on
-    it); ``None`` sends no declaration, as ``@ag-ui/client`` 0.0.x. ``transport`` is an
-    httpx transport (``httpx.ASGITransport(app)``, a mock); default: the network.
+    the stream; ``None`` waits forever. ``max_time`` (seconds) bounds each run whole, from
+    the request to the stream's last byte (:class:`~agui_fsm.errors.MaxTimeError`); ``None``
+    (the default) sets no bound. ``limits`` bounds each line, event and the inflation of a
+    compressed body (:class:`~agui_fsm.errors.LimitError`). ``protocol_version`` is
+    written into the input's ``protocolVersion`` when the input has none (AG-UI 1.0
+    backends change behaviour on it); ``None`` sends no declaration, as ``@ag-ui/client``
+    0.0.x. ``transport`` is an httpx transport (``httpx.ASGITransport(app)``, a mock);
+    default: the network.
     """
 
     def __init__(
@@ -65,16 +71,23 @@ class HttpAgent:
         *,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = 60.0,
+        max_time: float | None = None,
+        limits: ReadLimits | None = None,
         protocol_version: str | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self.url = url
+        self.url = check_url(url)
+        try:
+            self.timeout = check_seconds(timeout, "timeout")
+            self.max_time = check_seconds(max_time, "max_time")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        self.limits = limits or ReadLimits()
         self.headers = {
             "Content-Type": "application/json",
             "Accept": SSE_MEDIA_TYPE,
             **dict(headers or {}),
         }
-        self.timeout = timeout
         self.protocol_version = protocol_version
         self.transport = transport
         self.late_errors: list[TransportError] = []
@@ -113,70 +126,40 @@ class _RunStream:
     def _error(self, kind: type[TransportError], message: str, **extra: Any) -> TransportError:
         return kind(f"{message} ({self.url})", url=self.url, **extra)
 
+    def _progress(self) -> str:
+        return f"after {self.count} event(s)"
+
     async def events(self) -> AsyncIterator[dict[str, Any]]:
         agent = self.agent
+        exchange = Exchange(
+            self.url,
+            content=json.dumps(self.body).encode(),
+            headers=agent.headers,
+            timeout=agent.timeout,
+            max_time=agent.max_time,
+            limits=agent.limits,
+            transport=agent.transport,
+            progress=self._progress,
+        )
         try:
-            async with httpx.AsyncClient(
-                transport=agent.transport, timeout=httpx.Timeout(agent.timeout)
-            ) as client:
-                request = client.build_request(
-                    "POST", self.url, content=json.dumps(self.body), headers=agent.headers
-                )
-                try:
-                    async with asyncio.timeout(agent.timeout):
-                        response = await client.send(request, stream=True)
-                except TimeoutError:
-                    raise self._stalled() from None
-                try:
-                    await self._check_response(response)
-                    async for event in self._decode(response):
-                        yield event
-                finally:
-                    await response.aclose()
+            async with exchange:
+                await self._check_response(exchange)
+                async for event in self._decode(exchange):
+                    yield event
         except TransportError as exc:
             if self.open:
                 raise
             self._late(exc)
-        except httpx.ConnectError as exc:
-            raise self._error(ConnectionFailedError, f"cannot connect: {exc}") from exc
-        except httpx.ConnectTimeout as exc:
-            raise self._error(ConnectionFailedError, "timed out connecting") from exc
-        except httpx.TimeoutException as exc:
-            self._raise_or_late(self._stalled(), exc)
-        except httpx.HTTPError as exc:
-            self._raise_or_late(
-                self._error(
-                    IncompleteStreamError,
-                    f"connection lost after {self.count} event(s) before RUN_FINISHED or "
-                    f"RUN_ERROR: {type(exc).__name__}: {exc}",
-                ),
-                exc,
-            )
 
     def _late(self, error: TransportError) -> None:
         log.info("transport error after the run settled: %s", error)
         self.agent.late_errors.append(error)
 
-    def _raise_or_late(self, error: TransportError, cause: BaseException) -> None:
-        if self.open:
-            raise error from cause
-        self._late(error)
-
-    def _stalled(self) -> StallError:
-        return self._error(
-            StallError,
-            f"no data for {self.agent.timeout} s after {self.count} event(s), run still open",
-            timeout=self.agent.timeout,
-        )
-
-    async def _check_response(self, response: httpx.Response) -> None:
+    async def _check_response(self, exchange: Exchange) -> None:
+        response = exchange.response
+        assert response is not None
         if not 200 <= response.status_code < 300:
-            head = b""
-            async for chunk in response.aiter_bytes():
-                head += chunk
-                if len(head) >= BODY_HEAD_BYTES:
-                    break
-            head = head[:BODY_HEAD_BYTES]
+            head = await exchange.head(BODY_HEAD_BYTES)
             text = head.decode("utf-8", "replace")
             raise self._error(
                 HttpStatusError,
@@ -192,48 +175,59 @@ class _RunStream:
                 content_type=content_type,
             )
 
-    async def _chunks(self, response: httpx.Response) -> AsyncIterator[bytes]:
-        """The body's chunks; a wait past ``timeout`` while the run is open is a stall."""
-        iterator = response.aiter_bytes().__aiter__()
-        limit = self.agent.timeout
-        while True:
-            try:
-                async with asyncio.timeout(limit):
-                    chunk = await iterator.__anext__()
-            except StopAsyncIteration:
-                return
-            except TimeoutError:
-                if self.open:
-                    raise self._stalled() from None
-                self._late(self._stalled())
-                return
-            yield chunk
-
-    async def _decode(self, response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
-        text = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        lines = SSELineDecoder()
-        decoder = SSEDecoder()
-        async for chunk in self._chunks(response):
-            for line in lines.decode(text.decode(chunk)):
-                event = self._frame(decoder.decode(line))
+    async def _decode(self, exchange: Exchange) -> AsyncIterator[dict[str, Any]]:
+        decoder = SseDecoder(self.agent.limits)
+        first = True
+        async for chunk in exchange.chunks():
+            if first:
+                first = False
+                if (what := not_text(chunk)) is not None:
+                    raise EventSchemaError(
+                        f"the response body is not an event stream: {what}",
+                        rule="INPUT-008",
+                        index=self.count,
+                    )
+            for frame in decoder.feed(chunk):
+                event = self._frame(frame)
                 if event is not None:
                     yield event
-        # An event not closed by a blank line before the end is discarded (the SSE spec).
+        for frame in decoder.end():
+            if frame.problem is not None and frame.problem[0] == "INPUT-002":
+                break  # an event no blank line closed is discarded (the SSE specification)
+            event = self._frame(frame)
+            if event is not None:
+                yield event
         if self.open:
             raise self._error(
                 IncompleteStreamError,
                 f"the stream ended after {self.count} event(s) without RUN_FINISHED or RUN_ERROR",
             )
 
-    def _frame(self, sse: Any) -> dict[str, Any] | None:
-        if sse is None or not sse.data:
-            return None
+    def _frame(self, frame: Frame) -> dict[str, Any] | None:
+        if frame.problem is not None:
+            if frame.limit is not None:
+                limit = frame.limit
+                value = getattr(self.agent.limits, limit)
+                what = (
+                    f"server-sent event {self.count} gathers more than {value} bytes over its "
+                    "data: lines"
+                    if limit == "event_bytes"
+                    else f"a line after {self.count} event(s) is longer than {value} bytes"
+                )
+                raise self._error(
+                    LimitError,
+                    f"{what}; reading stopped (raise limits.{limit} if it is legitimate)",
+                    limit=limit,
+                    value=value,
+                )
+            return None  # a line without 'data:' (INPUT-002): SSE clients drop it
+        data = frame.payload
         try:
-            event = jsonwire.loads(sse.data)
+            event = jsonwire.loads(data)
         except jsonwire.JsonProblem as exc:
             raise EventSchemaError(
                 f"server-sent event {self.count} is not JSON the validator accepts "
-                f"({exc.message}): {sse.data[:80]!r}",
+                f"({exc.message}): {data[:80]!r}",
                 rule=exc.rule,
                 index=self.count,
             ) from None

@@ -24,6 +24,28 @@ from agui_fsm.inspector.record import (
 from agui_fsm.trace import tracing
 
 
+def is_scenario_head(head: bytes) -> bool:
+    """Whether an input starting with ``head`` is a scenario (one JSON object with ``runs``
+    or ``steps``) rather than a trace (JSON Lines, a JSON array, SSE), from those bytes
+    alone: a pipe is read once. A first line that is a whole JSON object decides by its
+    keys; a first line that is not (a scenario written over many lines) by whether the
+    head names ``runs`` or ``steps``."""
+    from agui_fsm.jsonwire import JsonProblem, loads
+
+    text = head.lstrip(b" \t\r\n\xef\xbb\xbf")
+    if not text.startswith(b"{"):
+        return False
+    first, newline, _ = text.partition(b"\n")
+    if newline or len(head) < (1 << 16):
+        try:
+            value = loads(first)
+        except JsonProblem:
+            value = None
+        if isinstance(value, dict):
+            return "type" not in value and ("runs" in value or "steps" in value)
+    return b'"runs"' in text or b'"steps"' in text
+
+
 def record_scenario(
     path: str,
     *,
@@ -32,14 +54,16 @@ def record_scenario(
     levels: Mapping[str, Level] | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
     observe: Observer | None = None,
+    data: bytes | None = None,
 ) -> Recording:
     """Record the replay of a scenario (format v1.1): each run list the runtime asks for
     is a stream, checked by its own validator; each step that starts a run is a row.
-    ``observe`` is as for :func:`record_trace`."""
+    ``observe`` is as for :func:`record_trace`; ``data``: the file's bytes, when read
+    already (``path`` then only names it)."""
     from agui_fsm.replay import Replay
     from agui_fsm.replay.scenario import read_scenario
 
-    scenario, raw, _ = read_scenario(path)
+    scenario, raw, _ = read_scenario(path, data=data)
     watcher = _ScenarioRows(scenario, levels, max_rows)
     replay = Replay(
         scenario,

@@ -1,6 +1,6 @@
 """Client tool execution, one per toolCallId per execution boundary (one executor's lifetime).
 
-The executor (:mod:`agui_fsm.runtime.tool_executor`) watches every thread update, as
+The tracker (:mod:`agui_fsm.thread.tool_tracker`) watches every thread update, as
 ``@assistant-ui/core``'s ``ToolInvocationTracker`` watches the host's
 ``setState({messages, isRunning})``, and turns what changed on each tool-call part into a
 trigger of this table: the call appeared, its argsText changed, its result was set,

@@ -18,7 +18,8 @@ from typing import Any
 
 from agui_fsm.conformance.report import Report, Violation
 from agui_fsm.conformance.validator import Validator
-from agui_fsm.errors import ConnectionFailedError
+from agui_fsm.errors import ConnectionFailedError, LimitError
+from agui_fsm.limits import DEFAULT_PROBE_MAX_EVENTS
 from agui_fsm.probes.catalogue import ECHO_TOOL, ECHO_TOOL_DEFINITION
 from agui_fsm.probes.report import RunRecord
 
@@ -72,6 +73,14 @@ class _Recorder:
         stream = _events(self.agent.run(record.input))
         try:
             async for event in stream:
+                if len(record.events) >= DEFAULT_PROBE_MAX_EVENTS:
+                    raise LimitError(
+                        f"the run streamed more than {DEFAULT_PROBE_MAX_EVENTS} events; a "
+                        "probe keeps no more of one run and stopped reading it",
+                        url=getattr(self.agent, "url", None),
+                        limit="probe_max_events",
+                        value=DEFAULT_PROBE_MAX_EVENTS,
+                    )
                 wire = _wire(event)
                 record.events.append(wire)
                 found += (replace(v, index=v.index - base) for v in validator.feed(wire))

@@ -2,9 +2,12 @@
 a conversation of its own (:mod:`.conversation`, :mod:`.transport`).
 
 Waits are bounded: the agent's own timeout (``HttpAgent``: connecting and each wait for the
-next bytes), and each probe as a whole. A connection refused, or an HTTP 404 or 405 to the
-first request (no AG-UI endpoint at that URL), stops the whole session: those are the
-caller's errors, not the backend's verdicts.
+next bytes) and ``max_time`` (each exchange whole), and each probe as a whole. A connection
+refused, an HTTP 404 or 405 to the first request (no AG-UI endpoint at that URL), or no
+response at all to the first probe, stops the whole session: those are the caller's errors,
+not the backend's verdicts. When every run of the first probe ran out of time after the
+response began, or reached a limit (a stream that trickles or never ends), the other probes
+are not played (n/a): each would cost as much.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agui_fsm.errors import HttpStatusError, UsageError
+from agui_fsm.errors import HttpStatusError, LimitError, MaxTimeError, StallError, UsageError
 from agui_fsm.probes import conversation, transport
 from agui_fsm.probes.catalogue import ANSWERED, PROBES, options_for
 from agui_fsm.probes.checks import judge
@@ -48,6 +51,15 @@ def _abort_on_missing_endpoint(result: ProbeResult, first: bool) -> None:
         raise UsageError(f"no AG-UI endpoint there: {error} (is the path right?)")
 
 
+def _out_of_time(result: ProbeResult) -> StallError | MaxTimeError | LimitError | None:
+    """The first run's error when every run of ``result`` ended for lack of time, or at a
+    limit (a stream that never ends)."""
+    errors = [run.error for run in result.runs]
+    if errors and all(isinstance(e, StallError | MaxTimeError | LimitError) for e in errors):
+        return errors[0]
+    return None
+
+
 async def run_probes(
     agent: Any,
     *,
@@ -64,8 +76,10 @@ async def run_probes(
     takes (``bad-request`` then does not apply). ``options``: per probe, what replaces its
     defaults (``{"frontend-tool": {"message": "..."}}``). ``timeout`` bounds each probe
     beyond the agent's own waits. Raises :class:`~agui_fsm.errors.UsageError` for an
-    unknown probe or option, or no endpoint at the URL, and
-    :class:`~agui_fsm.errors.ConnectionFailedError` when the backend cannot be reached.
+    unknown probe or option, or no endpoint at the URL,
+    :class:`~agui_fsm.errors.ConnectionFailedError` when the backend cannot be reached, and
+    the :class:`~agui_fsm.errors.StallError` or :class:`~agui_fsm.errors.MaxTimeError` of
+    the first probe when it got no response at all.
     """
     names = list(dict.fromkeys(probes)) if probes is not None else list(PROBES)
     unknown = [n for n in names if n not in PROBES]
@@ -97,6 +111,17 @@ async def run_probes(
         result.seconds = time.monotonic() - started
         _abort_on_missing_endpoint(result, position == 1)
         report.results.append(result)
+        slow = _out_of_time(result) if position == 1 else None
+        if slow is not None and not getattr(slow, "answered", True):
+            raise slow  # no response at all: nothing to probe
+        if slow is not None:
+            why = (
+                f"not played: every run of {name} ran out of time or past a limit "
+                f"({type(slow).__name__}: {slow}); each probe would cost as much"
+            )
+            for rest in names[position:]:
+                report.results.append(judge(rest, [], [], "", why))
+            break
     return report
 
 

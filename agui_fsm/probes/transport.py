@@ -8,7 +8,13 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-from agui_fsm.errors import ConnectionFailedError, UsageError
+from agui_fsm.errors import (
+    ConnectionFailedError,
+    MaxTimeError,
+    StallError,
+    TransportError,
+    UsageError,
+)
 from agui_fsm.probes.checks import answered, judge, run_findings, short, stream_findings
 from agui_fsm.probes.client import Client, Session
 from agui_fsm.probes.report import Finding, ProbeResult, RunRecord
@@ -74,26 +80,31 @@ BAD_REQUESTS: tuple[tuple[str, bytes], ...] = (
 
 async def _post(agent: Any, body: bytes, limit: float) -> tuple[Any, bytes] | str:
     """POST ``body`` to the agent's URL: (response, body head), or why there is none."""
-    import httpx
+    from agui_fsm.http.exchange import Exchange
 
-    async with httpx.AsyncClient(transport=agent.transport, timeout=httpx.Timeout(limit)) as http:
-        try:
-            async with (
-                asyncio.timeout(limit),
-                http.stream("POST", agent.url, content=body, headers=agent.headers) as response,
-            ):
-                head = b""
-                async for chunk in response.aiter_bytes():
-                    head += chunk
-                    if len(head) > 1 << 20:
-                        break
-                return response, head
-        except (TimeoutError, httpx.TimeoutException):
-            return "timeout"
-        except httpx.ConnectError as exc:
-            raise ConnectionFailedError(f"cannot connect: {exc} ({agent.url})") from exc
-        except httpx.HTTPError as exc:
-            return f"the connection failed: {type(exc).__name__}: {exc}"
+    exchange = Exchange(
+        agent.url,
+        content=body,
+        headers=agent.headers,
+        timeout=limit,
+        max_time=limit,
+        limits=getattr(agent, "limits", None),
+        transport=agent.transport,
+    )
+    try:
+        async with exchange:
+            head = b""
+            async for chunk in exchange.chunks():
+                head += chunk
+                if len(head) > 1 << 20:
+                    break
+            return exchange.response, head
+    except (StallError, MaxTimeError):
+        return "timeout"
+    except ConnectionFailedError:
+        raise
+    except TransportError as exc:
+        return f"the connection failed: {exc}"
 
 
 def _bad_request_finding(

@@ -7,12 +7,13 @@ import json
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agui_fsm import jsonwire
 from agui_fsm.errors import UsageError
+from agui_fsm.limits import DEFAULT_MAX_SCENARIO_BYTES
 from agui_fsm.replay.scan import ScenarioScan, plainly_valid
 
 OPS = ("append", "reload", "addToolResult", "submitInterruptResponses", "cancel", "setState")
@@ -152,12 +153,20 @@ def load_scenario(path: str | Path) -> tuple[Scenario, Any]:
     return parsed, raw
 
 
-def read_scenario(path: str | Path) -> tuple[Scenario, Any, set[str]]:
+def read_scenario(
+    path: str | Path,
+    *,
+    data: bytes | None = None,
+    max_bytes: int = DEFAULT_MAX_SCENARIO_BYTES,
+) -> tuple[Scenario, Any, set[str]]:
     """:func:`load_scenario`, and every string value of the file (what
-    :func:`~agui_fsm.replay.normalize.input_strings` gives for the raw JSON)."""
+    :func:`~agui_fsm.replay.normalize.input_strings` gives for the raw JSON). ``data``: the
+    file's bytes when the caller has read them already (``path`` then only names it)."""
     scan = ScenarioScan()
     try:
-        raw = jsonwire.loads(Path(path).read_bytes(), SCENARIO_MAX_DEPTH, within=scan)
+        if data is None:
+            data = read_document(path, max_bytes)
+        raw = jsonwire.loads(data, SCENARIO_MAX_DEPTH, within=scan)
     except OSError as exc:
         raise ScenarioError(f"cannot read scenario {path}: {exc.strerror or exc}") from exc
     except jsonwire.JsonProblem as exc:
@@ -168,6 +177,38 @@ def read_scenario(path: str | Path) -> tuple[Scenario, Any, set[str]]:
     if not plainly_valid(raw, scan):
         check_scenario_schema(raw)
     return _parse_checked(raw), raw, scan.strings
+
+
+def read_document(
+    source: str | Path | BinaryIO, max_bytes: int = DEFAULT_MAX_SCENARIO_BYTES, head: bytes = b""
+) -> bytes:
+    """The bytes of a JSON document read whole (a file, a pipe, ``/dev/zero``): refused with
+    :class:`ScenarioError` once past ``max_bytes``, or at once when its first bytes are not
+    UTF-8 text. ``head``: bytes already read from ``source``."""
+    from agui_fsm.wire_reader import not_text
+
+    if isinstance(source, str | Path):
+        with open(source, "rb") as stream:
+            return read_document(stream, max_bytes, head)
+    name = getattr(source, "name", "the input")
+    pieces = [head] if head else []
+    size = len(head)
+    while True:
+        piece = source.read(min(1 << 20, max_bytes + 1 - size))
+        if not piece:
+            break
+        if size == 0 and (what := not_text(piece)) is not None:
+            raise ScenarioError(f"cannot read scenario {name}: {what}")
+        pieces.append(piece)
+        size += len(piece)
+        if size > max_bytes:
+            raise ScenarioError(
+                f"cannot read scenario {name}: it is larger than {max_bytes} bytes, the most "
+                "a scenario (one JSON document, decoded whole) may be (--max-scenario-bytes)"
+            )
+    if head and (what := not_text(head)) is not None:
+        raise ScenarioError(f"cannot read scenario {name}: {what}")
+    return b"".join(pieces)
 
 
 def _parse_checked(raw: dict[str, Any]) -> Scenario:

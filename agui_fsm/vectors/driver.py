@@ -12,22 +12,31 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import selectors
 import signal
 import subprocess
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agui_fsm import jsonwire
 from agui_fsm.errors import AguiFsmError
+from agui_fsm.limits import DEFAULT_MAX_REPLY_BYTES, EARLY_STOP_VECTORS
 
 OUTPUT_MAX_DEPTH = jsonwire.MAX_DEPTH + 6
 """An output holds an event's values a few levels down (``messages[i].content[j].args``)."""
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a driver may take per scenario (a batch: that many per scenario in it)."""
+EXIT_GRACE = 1.0
+"""Seconds the driver's pipes are read after it exited: a child it left behind may hold
+them open, and is not waited for longer."""
+STDERR_KEPT = 64 * 1024
+"""The end of a driver's stderr kept for its messages."""
 
 
 class DriverError(AguiFsmError):
@@ -53,9 +62,17 @@ class Unsupported:
 @dataclass(frozen=True)
 class Failed:
     """The driver gave no usable output for the scenario (its ``driverError``, a crash, a
-    time-out, or something that is not one JSON reply)."""
+    time-out, or something that is not one JSON reply). ``kind``: ``timeout``, ``crash``
+    (no JSON reply and a failing exit status), ``limit`` (a reply past the limit) or
+    ``reply`` (an answer that is not a usable reply)."""
 
     message: str
+    kind: str = field(default="reply", compare=False)
+
+
+class _ReplyTooLarge(Exception):
+    def __init__(self, size: int) -> None:
+        self.size = size
 
 
 Reply = Output | Unsupported | Failed
@@ -63,12 +80,17 @@ Reply = Output | Unsupported | Failed
 
 @dataclass(frozen=True)
 class Driver:
-    """A driver command and how to run it."""
+    """A driver command and how to run it: ``timeout`` seconds and ``max_reply_bytes`` of
+    stdout per scenario (a batch: that many times the scenarios in it). A driver past its
+    time has its process group killed (its children too); one whose first
+    :data:`~agui_fsm.limits.EARLY_STOP_VECTORS` scenarios all time out or crash is not run
+    on the others (:class:`DriverError`)."""
 
     command: tuple[str, ...]
     batch: bool = False
     timeout: float = DEFAULT_TIMEOUT
     jobs: int = 1
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
     def replies(self, paths: Sequence[Path]) -> list[Reply]:
         """One reply per scenario file, in order (``jobs`` processes at a time)."""
@@ -76,7 +98,11 @@ class Driver:
         jobs = max(1, min(self.jobs, len(paths)))
         with ThreadPoolExecutor(jobs) as pool:
             if not self.batch:
-                return list(pool.map(self._one, paths))
+                watch = _EarlyStop(EARLY_STOP_VECTORS if len(paths) > EARLY_STOP_VECTORS else 0)
+                replies = list(pool.map(lambda path: watch.run(self._one, path), paths))
+                if watch.stopped:
+                    raise DriverError(watch.reason())
+                return replies
             # Round robin, so the slow vectors (they sit together by name) are spread.
             shares = [paths[k::jobs] for k in range(jobs)]
             answers = list(pool.map(self._batch, shares))
@@ -87,14 +113,22 @@ class Driver:
 
     def _one(self, path: Path) -> Reply:
         try:
-            status, out, err = self._run([*self.command, str(path)], None, self.timeout)
+            status, out, err = self._run(
+                [*self.command, str(path)], None, self.timeout, self.max_reply_bytes
+            )
         except subprocess.TimeoutExpired:
-            return Failed(f"timed out after {self.timeout:g} s")
+            return Failed(f"timed out after {self.timeout:g} s", "timeout")
+        except _ReplyTooLarge as exc:
+            return Failed(
+                f"its reply passed {exc.size} bytes, over --max-reply-bytes "
+                f"{self.max_reply_bytes}; the driver was stopped",
+                "limit",
+            )
         try:
             return reply_of(jsonwire.loads(out, OUTPUT_MAX_DEPTH))
         except jsonwire.JsonProblem as exc:
             if status != 0:
-                return Failed(f"exited with status {status}{_tail(err)}")
+                return Failed(f"exited with status {status}{_tail(err)}", "crash")
             return Failed(f"no JSON reply: {exc.message}{_tail(err)}")
 
     def _batch(self, paths: list[Path]) -> list[Reply]:
@@ -102,12 +136,19 @@ class Driver:
             return []
         limit = self.timeout * len(paths)
         stdin = json.dumps([str(p) for p in paths])
+        most = self.max_reply_bytes * len(paths)
         try:
-            status, out, err = self._run([*self.command, "--batch"], stdin, limit)
+            status, out, err = self._run([*self.command, "--batch"], stdin, limit, most)
         except subprocess.TimeoutExpired as exc:
             raise DriverError(
                 f"the batch of {len(paths)} scenarios timed out after {limit:g} s"
             ) from exc
+        except _ReplyTooLarge as exc:
+            raise DriverError(
+                f"the batch of {len(paths)} scenarios answered more than {exc.size} bytes, "
+                f"over --max-reply-bytes {self.max_reply_bytes} per scenario; the driver "
+                "was stopped"
+            ) from None
         try:
             answer = jsonwire.loads(out, OUTPUT_MAX_DEPTH + 1)
         except jsonwire.JsonProblem as exc:
@@ -121,8 +162,14 @@ class Driver:
             )
         return [reply_of(item) for item in answer]
 
-    def _run(self, argv: list[str], stdin: str | None, timeout: float) -> tuple[int, bytes, str]:
-        """Run ``argv`` in its own process group (a time-out ends its children too)."""
+    def _run(
+        self, argv: list[str], stdin: str | None, timeout: float, max_bytes: int
+    ) -> tuple[int, bytes, str]:
+        """Run ``argv`` in a session of its own: its stdout (at most ``max_bytes``, else
+        :class:`_ReplyTooLarge`) and the end of its stderr, read until it exits (and
+        :data:`EXIT_GRACE` more) or ``timeout`` (``TimeoutExpired``). Past either limit its
+        process group is killed, and a child that left the group and still holds a pipe
+        is not waited for."""
         try:
             process = subprocess.Popen(
                 argv,
@@ -133,16 +180,104 @@ class Driver:
             )
         except OSError as exc:
             raise DriverError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+        if stdin is not None:
+            threading.Thread(target=_feed, args=(process, stdin.encode()), daemon=True).start()
         try:
-            out, err = process.communicate(
-                stdin.encode() if stdin is not None else None, timeout=timeout
-            )
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
+            out, err = _collect(process, time.monotonic() + timeout, max_bytes)
+        except BaseException:
+            _kill_group(process)
             raise
+        finally:
+            for pipe in (process.stdout, process.stderr):
+                if pipe is not None:
+                    pipe.close()
         return process.returncode, out, err.decode(errors="replace")
+
+
+class _EarlyStop:
+    """Stops a run whose first ``first`` replies all timed out or crashed: the driver is
+    broken or the wrong command, and each of the other vectors would cost as much."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.seen: list[Reply] = []
+        self.stopped = False
+        self.lock = threading.Lock()
+
+    def run(self, one: Any, path: Path) -> Reply:
+        if self.stopped:
+            return Failed("not run: the driver was stopped", "reply")
+        reply = one(path)
+        with self.lock:
+            if self.first and len(self.seen) < self.first:
+                self.seen.append(reply)
+                if len(self.seen) == self.first and all(
+                    isinstance(r, Failed) and r.kind in ("timeout", "crash") for r in self.seen
+                ):
+                    self.stopped = True
+        return reply
+
+    def reason(self) -> str:
+        first = self.seen[0]
+        assert isinstance(first, Failed)
+        return (
+            f"the driver timed out or crashed on each of the first {self.first} vectors "
+            f"(the first: {first.message}); the others were not run (is --driver right?)"
+        )
+
+
+def _feed(process: subprocess.Popen, data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        assert process.stdin is not None
+        process.stdin.write(data)
+        process.stdin.close()
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(5)
+
+
+def _collect(process: subprocess.Popen, deadline: float, max_bytes: int) -> tuple[bytes, bytes]:
+    out, err = bytearray(), bytearray()
+    selector = selectors.DefaultSelector()
+    for pipe in (process.stdout, process.stderr):
+        assert pipe is not None
+        os.set_blocking(pipe.fileno(), False)
+        selector.register(pipe, selectors.EVENT_READ)
+    exited_at: float | None = None
+    try:
+        while selector.get_map():
+            now = time.monotonic()
+            if now >= deadline:
+                raise subprocess.TimeoutExpired(process.args, 0)
+            if exited_at is None and process.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > EXIT_GRACE:
+                _kill_group(process)  # what it left behind, holding its pipes
+                break
+            wait = min(deadline - now, 0.2)
+            for key, _ in selector.select(wait):
+                data = os.read(key.fd, 1 << 16)
+                if not data:
+                    selector.unregister(key.fileobj)
+                elif key.fileobj is process.stdout:
+                    out += data
+                    if len(out) > max_bytes:
+                        raise _ReplyTooLarge(len(out))
+                else:
+                    err += data
+                    del err[:-STDERR_KEPT]
+    finally:
+        selector.close()
+    left = deadline - time.monotonic()
+    try:
+        process.wait(max(left, 0.01))
+    except subprocess.TimeoutExpired:
+        raise subprocess.TimeoutExpired(process.args, 0) from None
+    return bytes(out), bytes(err)
 
 
 def reply_of(value: Any) -> Reply:

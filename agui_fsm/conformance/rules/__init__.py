@@ -32,7 +32,6 @@ from agui_fsm.conformance.rules.events import SCHEMA_INPUT
 from agui_fsm.conformance.rules.lifecycles import RUN_TEXT_CHUNK
 from agui_fsm.conformance.rules.model import (
     CATEGORIES,
-    DEFAULT_MAX_LINE_BYTES,
     DOCS_PAGE,
     LEVELS,
     RULES_SPEC_VERSION,
@@ -46,6 +45,7 @@ from agui_fsm.conformance.rules.model import (
 )
 from agui_fsm.conformance.rules.thread import THREAD
 from agui_fsm.conformance.rules.tools import TOOL_REASON_STEP
+from agui_fsm.limits import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "AG_UI_VALIDATE_UNMAPPED",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agui_fsm.conformance.rules.model import DEFAULT_MAX_LINE_BYTES, Rule, rule
+from agui_fsm.conformance.rules.model import Rule, rule
+from agui_fsm.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 
 SCHEMA_INPUT: tuple[Rule, ...] = (
     # --- SCHEMA ------------------------------------------------------------------------------
@@ -128,8 +129,10 @@ SCHEMA_INPUT: tuple[Rule, ...] = (
         "error",
         "Line or frame longer than the limit",
         f"""An input line (JSON Lines, SSE) or JSON-array element exceeds the limit,
-       {DEFAULT_MAX_LINE_BYTES // (1024 * 1024)} MiB by default (--max-line-bytes). It is
-       skipped without being buffered, so memory stays bounded on hostile input; the event it
+       {DEFAULT_MAX_LINE_BYTES // (1024 * 1024)} MiB by default (--max-line-bytes), or the
+       data: lines of one SSE event gather more than
+       {DEFAULT_MAX_EVENT_BYTES // (1024 * 1024)} MiB (--max-event-bytes). It is skipped
+       without being buffered, so memory stays bounded on hostile input; the event it
        carried counts as one position.""",
         "n/a",
     ),
@@ -180,5 +183,24 @@ SCHEMA_INPUT: tuple[Rule, ...] = (
        network error.""",
         "n/a",
         ("AGUI508",),
+    ),
+    rule(
+        "INPUT-007",
+        "error",
+        "Reading stopped at a limit",
+        """The live endpoint's response did not end within --max-time, or its compressed
+       body inflated more than --max-inflate-ratio times the bytes received (a decompression
+       bomb). Reading stops there, so time and memory stay bounded; the end-of-stream checks
+       still run on what arrived.""",
+        "n/a",
+    ),
+    rule(
+        "INPUT-008",
+        "error",
+        "Input is not UTF-8 text",
+        """The input is binary data, or text in UTF-16 or UTF-32 (named by its byte-order
+       mark or its zero bytes), or a response in a Content-Encoding that was not asked for.
+       AG-UI is UTF-8 JSON; reading stops after this one finding.""",
+        "n/a",
     ),
 )

@@ -17,8 +17,6 @@ DOCS_PAGE = "docs/rules.md"
 """The rule reference generated into this repository; a rule's anchor is its id in lower case.
 The package itself carries every rule's text (``agui-fsm rules ID``), so no address is needed
 to read one."""
-DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
-"""Longest input line (JSON Lines), SSE line or JSON-array element accepted (INPUT-001)."""
 
 
 @dataclass(frozen=True, slots=True)
