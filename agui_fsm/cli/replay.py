@@ -18,10 +18,11 @@ from agui_fsm.jsonwire import dumps_text
 from agui_fsm.machines.table import PROFILES
 from agui_fsm.replay import Scenario, ScenarioError
 from agui_fsm.replay.normalize import IdNormalizer
-from agui_fsm.replay.runner import Replay
+from agui_fsm.replay.runner import LEVELS, Replay
 from agui_fsm.replay.scenario import read_scenario
 from agui_fsm.runtime.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
+from agui_fsm.vectors.driver import LEVEL_VARIABLE
 
 
 @click.command()
@@ -53,12 +54,24 @@ from agui_fsm.trace import tracing
     help="Read a JSON array of scenario paths on stdin and print a JSON array of outputs "
     "(the driver protocol of specs/conformance/DRIVER.md).",
 )
-def replay(scenario: Path | None, trace: bool, lenient: bool, profile: str, batch: bool) -> None:
+@click.option(
+    "--level",
+    type=click.Choice(LEVELS),
+    default="application",
+    show_default=True,
+    envvar=LEVEL_VARIABLE,
+    help="application: the thread as an assistant-ui-shaped client holds it; protocol: in "
+    "AG-UI 1.0's own terms (FORMAT.md). Read from AGUI_VECTORS_LEVEL when not given, as "
+    "`agui-fsm vectors run` sets it for a driver.",
+)
+def replay(
+    scenario: Path | None, trace: bool, lenient: bool, profile: str, batch: bool, level: str
+) -> None:
     """Replay SCENARIO (scenario format v1.1) and print the normalized thread as JSON."""
     if batch:
         if scenario is not None or trace:
             raise click.UsageError("--batch reads the paths on stdin: no SCENARIO, no --trace")
-        outputs = [_batch_output(path, lenient, profile) for path in _batch_paths()]
+        outputs = [_batch_output(path, lenient, profile, level) for path in _batch_paths()]
         sys.stdout.write(dumps_text(outputs, indent=2) + "\n")
         return
     if scenario is None:
@@ -69,7 +82,7 @@ def replay(scenario: Path | None, trace: bool, lenient: bool, profile: str, batc
         raise click.UsageError(str(exc)) from exc
     rename = IdNormalizer(strings)
     with tracing() if trace else nullcontext() as recorded:
-        output = _play(parsed, raw, lenient, profile, rename)
+        output = _play(parsed, raw, lenient, profile, rename, level)
     if recorded is not None:
         for taken in recorded.taken:
             instance = rename(taken.instance.removeprefix(OPTIMISTIC_PREFIX))
@@ -81,11 +94,17 @@ def replay(scenario: Path | None, trace: bool, lenient: bool, profile: str, batc
 
 
 def _play(
-    parsed: Scenario, raw: Any, lenient: bool, profile: str, rename: IdNormalizer
+    parsed: Scenario,
+    raw: Any,
+    lenient: bool,
+    profile: str,
+    rename: IdNormalizer,
+    level: str = "application",
 ) -> dict[str, Any]:
     import asyncio
 
-    return asyncio.run(Replay(parsed, raw, lenient=lenient, profile=profile).play(rename))
+    replay = Replay(parsed, raw, lenient=lenient, profile=profile, level=level)
+    return asyncio.run(replay.play(rename))
 
 
 def _batch_paths() -> list[str]:
@@ -98,10 +117,10 @@ def _batch_paths() -> list[str]:
     return paths
 
 
-def _batch_output(path: str, lenient: bool, profile: str) -> dict[str, Any]:
+def _batch_output(path: str, lenient: bool, profile: str, level: str) -> dict[str, Any]:
     """One slot of a ``--batch`` answer: the output, or why the file was not replayed."""
     try:
         parsed, raw, strings = read_scenario(path)
     except ScenarioError as exc:
         return {"driverError": str(exc)}
-    return _play(parsed, raw, lenient, profile, IdNormalizer(strings))
+    return _play(parsed, raw, lenient, profile, IdNormalizer(strings), level)
