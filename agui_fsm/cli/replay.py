@@ -19,10 +19,11 @@ from agui_fsm.limits import DEFAULT_MAX_SCENARIO_BYTES
 from agui_fsm.machines.table import PROFILES
 from agui_fsm.replay import Scenario, ScenarioError
 from agui_fsm.replay.normalize import IdNormalizer
-from agui_fsm.replay.runner import Replay
+from agui_fsm.replay.runner import LEVELS, Replay
 from agui_fsm.replay.scenario import read_document, read_scenario
 from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
+from agui_fsm.vectors.driver import LEVEL_VARIABLE
 
 
 @click.command()
@@ -61,6 +62,16 @@ from agui_fsm.trace import tracing
     help="Read a JSON array of scenario paths on stdin and print a JSON array of outputs "
     "(the driver protocol of specs/conformance/DRIVER.md).",
 )
+@click.option(
+    "--level",
+    type=click.Choice(LEVELS),
+    default="application",
+    show_default=True,
+    envvar=LEVEL_VARIABLE,
+    help="application: the thread as an assistant-ui-shaped client holds it; protocol: in "
+    "AG-UI 1.0's own terms (FORMAT.md). Read from AGUI_VECTORS_LEVEL when not given, as "
+    "`agui-fsm vectors run` sets it for a driver.",
+)
 def replay(
     scenario: Path | None,
     trace: bool,
@@ -68,13 +79,14 @@ def replay(
     profile: str,
     max_scenario_bytes: int,
     batch: bool,
+    level: str,
 ) -> None:
     """Replay SCENARIO (scenario format v1.1) and print the normalized thread as JSON."""
     if batch:
         if scenario is not None or trace:
             raise click.UsageError("--batch reads the paths on stdin: no SCENARIO, no --trace")
         outputs = [
-            _batch_output(path, lenient, profile, max_scenario_bytes)
+            _batch_output(path, lenient, profile, max_scenario_bytes, level)
             for path in _batch_paths(max_scenario_bytes)
         ]
         sys.stdout.write(dumps_text(outputs, indent=2) + "\n")
@@ -87,7 +99,7 @@ def replay(
         raise click.UsageError(str(exc)) from exc
     rename = IdNormalizer(strings)
     with tracing() if trace else nullcontext() as recorded:
-        output = _play(parsed, raw, lenient, profile, rename)
+        output = _play(parsed, raw, lenient, profile, rename, level)
     if recorded is not None:
         for taken in recorded.taken:
             instance = rename(taken.instance.removeprefix(OPTIMISTIC_PREFIX))
@@ -99,11 +111,17 @@ def replay(
 
 
 def _play(
-    parsed: Scenario, raw: Any, lenient: bool, profile: str, rename: IdNormalizer
+    parsed: Scenario,
+    raw: Any,
+    lenient: bool,
+    profile: str,
+    rename: IdNormalizer,
+    level: str = "application",
 ) -> dict[str, Any]:
     import asyncio
 
-    return asyncio.run(Replay(parsed, raw, lenient=lenient, profile=profile).play(rename))
+    replay = Replay(parsed, raw, lenient=lenient, profile=profile, level=level)
+    return asyncio.run(replay.play(rename))
 
 
 def _batch_paths(max_bytes: int) -> list[str]:
@@ -118,10 +136,12 @@ def _batch_paths(max_bytes: int) -> list[str]:
     return paths
 
 
-def _batch_output(path: str, lenient: bool, profile: str, max_bytes: int) -> dict[str, Any]:
+def _batch_output(
+    path: str, lenient: bool, profile: str, max_bytes: int, level: str
+) -> dict[str, Any]:
     """One slot of a ``--batch`` answer: the output, or why the file was not replayed."""
     try:
         parsed, raw, strings = read_scenario(path, max_bytes=max_bytes)
     except ScenarioError as exc:
         return {"driverError": str(exc)}
-    return _play(parsed, raw, lenient, profile, IdNormalizer(strings))
+    return _play(parsed, raw, lenient, profile, IdNormalizer(strings), level)

@@ -6,15 +6,22 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from agui_fsm.cli.options import SECONDS
 from agui_fsm.limits import DEFAULT_MAX_REPLY_BYTES
 from agui_fsm.machines.table import PROFILES
-from agui_fsm.vectors.catalogue import Catalogue, CatalogueError, export_kit, load_catalogue
+from agui_fsm.vectors.catalogue import (
+    LEVELS,
+    Catalogue,
+    CatalogueError,
+    export_kit,
+    load_catalogue,
+)
 from agui_fsm.vectors.driver import DEFAULT_TIMEOUT, Driver, DriverError
-from agui_fsm.vectors.report import read_known, run_vectors
+from agui_fsm.vectors.report import read_expectations, read_known, run_vectors
 
 VECTORS_OPTION = click.option(
     "--vectors",
@@ -24,13 +31,27 @@ VECTORS_OPTION = click.option(
     help="The vectors directory: one `agui-fsm vectors export` wrote. "
     "Default: specs/conformance of this source checkout.",
 )
-PROFILE_OPTION = click.option(
+
+
+def _choice(name: str, choices: tuple[str, ...], text: str) -> Any:
+    """An option choosing one of ``choices``, the first by default."""
+    return click.option(
+        name, type=click.Choice(choices), default=choices[0], show_default=True, help=text
+    )
+
+
+PROFILE_OPTION = _choice(
     "--profile",
-    type=click.Choice(PROFILES),
-    default="spec",
-    show_default=True,
-    help="Whose output the port must print: spec (AG-UI 1.0, every invariant holding) or "
+    PROFILES,
+    "Whose output the port must print: spec (AG-UI 1.0, every invariant holding) or "
     "reference (@assistant-ui/react-ag-ui 0.0.57 exactly).",
+)
+LEVEL_OPTION = _choice(
+    "--level",
+    LEVELS,
+    "What is compared: the thread as an assistant-ui-shaped client holds it "
+    "(application), or in AG-UI 1.0's own terms: Message[], state, pending interrupts, each "
+    "run's outcome (protocol; the vectors that have such an output, spec profile).",
 )
 
 
@@ -49,15 +70,19 @@ def vectors() -> None:
 @vectors.command("list")
 @VECTORS_OPTION
 @PROFILE_OPTION
-def list_vectors(vectors_dir: Path | None, profile: str) -> None:
-    """One line per vector: its id, the features it uses, the file holding the output
-    PROFILE expects, and its title."""
+@LEVEL_OPTION
+def list_vectors(vectors_dir: Path | None, profile: str, level: str) -> None:
+    """One line per vector: its id, the file holding the output PROFILE expects at LEVEL
+    ("-" where the vector has none at the protocol level), the features it uses there, and
+    its title."""
     catalogue = _catalogue(vectors_dir)
     rows = [
         (
             v.id,
-            v.expected[profile].relative_to(catalogue.root).as_posix(),
-            ",".join(v.features) or "-",
+            v.expected_file(profile, level).relative_to(catalogue.root).as_posix()
+            if v.at_level(level)
+            else "-",
+            ",".join(v.features_at(level)) or "-",
             v.title,
         )
         for v in catalogue.vectors
@@ -99,11 +124,25 @@ def export(out: Path, vectors_dir: Path | None) -> None:
     "instead of once per scenario.",
 )
 @PROFILE_OPTION
+@LEVEL_OPTION
+@click.option(
+    "--expectations",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The port's expectations (DRIVER.md): vectors by id or glob, each expected to fail "
+    "or be skipped, with a class, a reason and a link. An expected failure does not fail the "
+    "run; one that passes is reported as an unexpected pass.",
+)
 @click.option(
     "--known",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A JSON object of vector id -> reason: differences the port knows of. They are "
-    "reported as known, not failed; one that passes is reported too.",
+    help="The earlier form of --expectations: a JSON object of vector id -> reason, each "
+    "read as expected to fail, of class 'known'.",
+)
+@click.option(
+    "--all-differences",
+    "every",
+    is_flag=True,
+    help="Show every difference of a vector that fails, not only the first.",
 )
 @click.option(
     "--jobs",
@@ -154,7 +193,10 @@ def run(
     driver: str,
     batch: bool,
     profile: str,
+    level: str,
+    expectations: Path | None,
     known: Path | None,
+    every: bool,
     jobs: int,
     timeout: float,
     max_reply_bytes: int,
@@ -165,28 +207,45 @@ def run(
 ) -> None:
     """Run every vector through a port's driver and compare its output with the expected one.
 
-    Prints the first difference of each vector that fails (its JSON path and both values),
-    then a summary. Exit status: 0 every vector passed (or was skipped or known), 1 one
-    failed, 2 a usage error or a driver that could not be run."""
+    Prints the first difference of each vector that fails (its JSON path and both values;
+    every one with --all-differences), then a summary. Exit status: 0 every vector passed
+    (or was skipped or expected to fail), 1 one failed, 2 a usage error or a driver that
+    could not be run."""
     catalogue = _catalogue(vectors_dir)
     try:
         command = tuple(shlex.split(driver))
     except ValueError as exc:
         raise click.UsageError(f"--driver: {exc}") from exc
+    if level == "protocol" and profile != "spec":
+        raise click.UsageError("--level protocol has the spec profile's output only")
     try:
         chosen = catalogue.only(patterns)
-        differences = read_known(known, catalogue) if known is not None else {}
+        expected = read_expectations(expectations, catalogue) if expectations else []
+        expected += read_known(known, catalogue) if known is not None else []
     except CatalogueError as exc:
         raise click.UsageError(str(exc)) from exc
     if not command:
         raise click.UsageError("--driver is empty")
     harness = Driver(
-        command, batch=batch, timeout=timeout, jobs=jobs, max_reply_bytes=max_reply_bytes
+        command,
+        batch=batch,
+        timeout=timeout,
+        jobs=jobs,
+        max_reply_bytes=max_reply_bytes,
+        level=level,
     )
     try:
         report = run_vectors(
-            chosen, harness, profile=profile, exact_errors=exact_errors, known=differences
+            chosen,
+            harness,
+            profile=profile,
+            exact_errors=exact_errors,
+            expectations=expected,
+            level=level,
+            every=every,
         )
+    except CatalogueError as exc:
+        raise click.UsageError(str(exc)) from exc
     except DriverError as exc:
         click.echo(f"agui-fsm vectors run: driver error: {exc}", err=True)
         sys.exit(2)

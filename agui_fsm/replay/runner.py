@@ -24,6 +24,7 @@ from agui_fsm.errors import UsageError
 from agui_fsm.replay.normalize import IdNormalizer, normalize_output
 from agui_fsm.replay.scenario import Action, Scenario, parse_scenario
 from agui_fsm.runtime import ThreadRuntime
+from agui_fsm.thread.observe import RunView
 
 OUTPUT_PART_KEYS = {
     "text": ("text",),
@@ -108,6 +109,7 @@ class ScenarioAgent:
     def run(self, run_input: dict[str, Any]) -> AsyncIterator[dict[str, Any]] | Iterator[Any]:
         number = len(self.inputs)
         self.inputs.append(run_input)
+        self.replay.run_started()
         runs = self.replay.scenario.runs
         items = runs[number] if number < len(runs) else []
         watcher = self.replay.watcher
@@ -186,10 +188,18 @@ class ScenarioToolError(Exception):
     """The failure an ``{"error": ...}`` scenario tool raises."""
 
 
+LEVELS = ("application", "protocol")
+"""What a replay prints (FORMAT.md): the thread as an assistant-ui-shaped client holds it,
+or in AG-UI's own terms (:mod:`agui_fsm.vectors.protocol`)."""
+
+
 class Replay:
     """One replay of a scenario. ``runtime_options`` go to the
     :class:`~agui_fsm.runtime.ThreadRuntime` beside the scenario's own (``validator``,
-    ``id_factory``); ``watcher`` (a :class:`ReplayWatcher`) follows the runs as they stream."""
+    ``id_factory``); ``watcher`` (a :class:`ReplayWatcher`) follows the runs as they stream.
+    At the ``protocol`` level the application-level options are set as the protocol level
+    reads the thread (no auto-cancel, reasoning kept: ``APPLICATION_ONLY`` of
+    :mod:`agui_fsm.vectors.protocol`) and :meth:`play` returns the protocol output."""
 
     def __init__(
         self,
@@ -200,7 +210,11 @@ class Replay:
         profile: str = "spec",
         runtime_options: Mapping[str, Any] | None = None,
         watcher: ReplayWatcher | None = None,
+        level: str = "application",
     ) -> None:
+        if level not in LEVELS:
+            raise UsageError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+        self.level = level
         self.scenario = scenario
         self.raw = raw
         self.watcher = watcher
@@ -211,16 +225,25 @@ class Replay:
         self.agent = ScenarioAgent(self)
         specs = scenario.options.tools
         self.tools = {n: scenario_tool(s or {}) for n, s in (specs or {}).items()}
+        self.runs: list[RunView] = []
+        """Each run the agent was asked for, in order (bound to it after it settled)."""
+        self.run_errors: dict[RunView, str] = {}
+        """Why each failed run failed (the error the runtime reported while it was active)."""
+        options = dict(runtime_options or {})
+        self._on_error = options.pop("on_error", None)
+        protocol = level == "protocol"
         self.runtime = ThreadRuntime(
             self.agent,
-            show_thinking=scenario.options.show_thinking,
-            auto_cancel_pending_tool_calls=scenario.options.auto_cancel_pending_tool_calls,
+            show_thinking=True if protocol else scenario.options.show_thinking,
+            auto_cancel_pending_tool_calls=not protocol
+            and scenario.options.auto_cancel_pending_tool_calls,
+            on_error=self._run_error,
             history=self.history,
             lenient=lenient,
             thread_id="t1",
             tools=self.tools,
             profile=profile,
-            **(runtime_options or {}),
+            **options,
         )
         self.step = 0
         self.tasks = TaskQueue()
@@ -231,6 +254,18 @@ class Replay:
         """No in-run action and no front-end tool: nothing but the stream itself runs while
         a run streams (steps wait for the runs to settle; the history adapter is
         synchronous)."""
+
+    def run_started(self) -> None:
+        active = self.runtime.active_run
+        if active is not None:
+            self.runs.append(active)
+
+    def _run_error(self, error: BaseException) -> None:
+        active = self.runtime.active_run
+        if active is not None and active in self.runs:
+            self.run_errors.setdefault(active, str(error))
+        if self._on_error is not None:
+            self._on_error(error)
 
     def start_in_run_action(self, run: int, index: int, action: Action) -> None:
         where = {"step": self.step, "run": run, "index": index}
@@ -278,7 +313,15 @@ class Replay:
             self.step = step
             await self._perform(action, {"step": step})
             await self._settle()
+        if self.level == "protocol":
+            return self.protocol_output()
         return self.output(rename)
+
+    def protocol_output(self) -> dict[str, Any]:
+        """The protocol-level output (:mod:`agui_fsm.vectors.protocol`) of the thread now."""
+        from agui_fsm.vectors.protocol import observe_replay, protocol_output
+
+        return protocol_output(observe_replay(self), self.raw)
 
     def output(self, rename: IdNormalizer | None = None) -> dict[str, Any]:
         runtime = self.runtime
@@ -364,7 +407,11 @@ def part_output(part: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def replay_scenario(raw: Any, *, lenient: bool = False, profile: str = "spec") -> dict[str, Any]:
+def replay_scenario(
+    raw: Any, *, lenient: bool = False, profile: str = "spec", level: str = "application"
+) -> dict[str, Any]:
     """The normalized output (``specs/conformance/FORMAT.md``) of replaying the scenario JSON
-    ``raw`` in a behaviour profile (``spec`` or ``reference``)."""
-    return asyncio.run(Replay(parse_scenario(raw), raw, lenient=lenient, profile=profile).play())
+    ``raw`` in a behaviour profile (``spec`` or ``reference``), at the application or the
+    protocol level."""
+    replay = Replay(parse_scenario(raw), raw, lenient=lenient, profile=profile, level=level)
+    return asyncio.run(replay.play())

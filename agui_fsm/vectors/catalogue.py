@@ -18,6 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from agui_fsm.aggregator.tool_results import CANCELLED_RESULT
 from agui_fsm.errors import UsageError
 from agui_fsm.machines.table import PROFILES
 
@@ -30,6 +31,11 @@ SCENARIO_FORMAT = "1.1"
 KIT_DOCUMENTS = ("FORMAT.md", "DRIVER.md", "scenario.schema.json")
 """Files a port vendors beside the vectors: the format, the driver protocol, the schema."""
 
+LEVELS = ("application", "protocol")
+"""What a vector's expected output describes (FORMAT.md): the thread as an assistant-ui-shaped
+client holds it (``expected/``, ``reference/``), or in AG-UI 1.0's own terms
+(``protocol/``)."""
+
 FEATURES: dict[str, str] = {
     "front-end-tools": "options.tools: tools the client runs itself (format 1.1)",
     "history": "a history adapter: `history` messages, or options.history",
@@ -37,10 +43,37 @@ FEATURES: dict[str, str] = {
     "in-run-actions": "user actions (items with `op`) inside a run's events",
     "state": "agent state: STATE_SNAPSHOT, STATE_DELTA or setState",
     "reasoning": "REASONING_* events (and the THINKING_* ones they replaced)",
-    "activities": "ACTIVITY_SNAPSHOT events",
+    "activities": "activity messages: ACTIVITY_SNAPSHOT events, or `activity` messages in a "
+    "snapshot or the history",
     "delivery": "options.delivery: how a run's events are handed to the client",
+    "add-tool-result": "the `addToolResult` action: the user answers a tool call",
+    "reload": "the `reload` action: regenerating an assistant message",
+    "branches": "more than one branch: `append` with `parentId`, or a history repeating an id",
+    "auto-cancel": "auto-cancel of unanswered tool calls: options.autoCancelPendingToolCalls "
+    "false, or an expected output holding the cancellation result (application level)",
+    "show-thinking": "options.showThinking false: reasoning hidden (application level)",
+    "status": "a `status` on assistant messages (application level)",
+    "placeholder-message": "an assistant message the client made up for a run, under a "
+    "generated id (application level)",
+    "data-parts": "CUSTOM events shown as `data` parts (application level)",
+    "tool-result-parts": "a tool result shown inside its tool-call part (`result`, `isError`, "
+    "`artifact`) (application level)",
 }
-"""What a driver may decline (DRIVER.md): a vector that uses a declined feature is skipped."""
+"""What a driver may decline (DRIVER.md): a vector that uses a declined feature is skipped.
+Every vector lists all it uses, of its scenario (input) and of its expected output."""
+
+APPLICATION_FEATURES = frozenset(
+    {
+        "auto-cancel",
+        "show-thinking",
+        "status",
+        "placeholder-message",
+        "data-parts",
+        "tool-result-parts",
+    }
+)
+"""Features of the application level only: the protocol level's rules leave them out
+(:data:`agui_fsm.vectors.protocol.APPLICATION_ONLY`)."""
 
 
 class CatalogueError(UsageError):
@@ -48,7 +81,7 @@ class CatalogueError(UsageError):
 
 
 def scenario_features(raw: Mapping[str, Any]) -> tuple[str, ...]:
-    """The :data:`FEATURES` a scenario uses, in the order of :data:`FEATURES`."""
+    """The input-side :data:`FEATURES` a scenario uses, in the order of :data:`FEATURES`."""
     options = raw.get("options") or {}
     found: set[str] = set()
     if options.get("tools"):
@@ -57,6 +90,16 @@ def scenario_features(raw: Mapping[str, Any]) -> tuple[str, ...]:
         found.add("history")
     if "delivery" in options:
         found.add("delivery")
+    if options.get("autoCancelPendingToolCalls") is False:
+        found.add("auto-cancel")
+    if options.get("showThinking") is False:
+        found.add("show-thinking")
+    history_ids = [m.get("id") for m in raw.get("history") or () if isinstance(m, dict)]
+    if len(history_ids) != len(set(map(str, history_ids))):
+        found.add("branches")
+    for message in raw.get("history") or ():
+        if isinstance(message, dict) and message.get("role") == "activity":
+            found.add("activities")
     for step in raw.get("steps") or ():
         found.update(_action_features(step))
     for items in raw.get("runs") or ():
@@ -69,10 +112,44 @@ def scenario_features(raw: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(name for name in FEATURES if name in found)
 
 
+def output_features(output: Mapping[str, Any]) -> tuple[str, ...]:
+    """The output-side :data:`FEATURES` an application-level expected output uses."""
+    found: set[str] = set()
+    for message in output.get("messages") or ():
+        if message.get("role") != "assistant":
+            continue
+        if "status" in message:
+            found.add("status")
+        if str(message.get("id", "")).startswith("$"):
+            found.add("placeholder-message")
+        for part in message.get("content") or ():
+            if part.get("type") == "data":
+                found.add("data-parts")
+            if part.get("type") == "tool-call" and "result" in part:
+                found.add("tool-result-parts")
+                if part.get("result") == CANCELLED_RESULT and part.get("isError"):
+                    found.add("auto-cancel")
+    return tuple(name for name in FEATURES if name in found)
+
+
+def vector_features(raw: Mapping[str, Any], outputs: Iterable[Any]) -> tuple[str, ...]:
+    """Every feature a vector uses: its scenario's and its expected outputs'."""
+    found = set(scenario_features(raw))
+    for output in outputs:
+        found.update(output_features(output))
+    return tuple(name for name in FEATURES if name in found)
+
+
 def _action_features(action: Mapping[str, Any]) -> set[str]:
     op = action.get("op")
     if op == "submitInterruptResponses":
         return {"interrupts"}
+    if op == "addToolResult":
+        return {"add-tool-result"}
+    if op == "reload":
+        return {"reload"}
+    if op == "append" and "parentId" in action:
+        return {"branches"}
     return {"state"} if op == "setState" else set()
 
 
@@ -82,7 +159,11 @@ def _event_features(event: Mapping[str, Any]) -> set[str]:
         return {"reasoning"}
     if kind.startswith("STATE_"):
         return {"state"}
-    if kind == "ACTIVITY_SNAPSHOT":
+    if kind.startswith("ACTIVITY_"):
+        return {"activities"}
+    if kind == "MESSAGES_SNAPSHOT" and any(
+        isinstance(m, dict) and m.get("role") == "activity" for m in event.get("messages") or ()
+    ):
         return {"activities"}
     outcome = event.get("outcome")
     if kind == "RUN_FINISHED" and isinstance(outcome, dict) and outcome.get("type") == "interrupt":
@@ -92,25 +173,49 @@ def _event_features(event: Mapping[str, Any]) -> set[str]:
 
 @dataclass(frozen=True)
 class Vector:
-    """One conformance vector: a scenario and the output each profile expects of it."""
+    """One conformance vector: a scenario and the output each profile and level expects."""
 
     id: str
     title: str
     scenario: Path
     expected: Mapping[str, Path]
-    """profile -> the file holding that profile's normalized output."""
+    """profile -> the file holding that profile's application-level output."""
     features: tuple[str, ...]
+    """Every feature the vector uses (:data:`FEATURES`), of its scenario and its outputs."""
     error_texts_vary: tuple[str, ...]
     """Profiles whose expected error texts are implementation-specific on this vector: even
     ``--exact-errors`` masks them (index.json's ``difference`` says so)."""
     difference: Mapping[str, Any] | None
     """index.json's ``difference``: how the reference differs from the spec profile, why."""
+    protocol: Path | None = None
+    """The protocol-level output (``protocol/NAME.json``), where the vector has one."""
+    no_protocol_output: str | None = None
+    """Why the vector has no protocol-level output (index.json says so)."""
 
     def load_scenario(self) -> dict[str, Any]:
         return json.loads(self.scenario.read_text())
 
-    def load_expected(self, profile: str) -> Any:
-        return json.loads(self.expected[profile].read_text())
+    def load_expected(self, profile: str, level: str = "application") -> Any:
+        return json.loads(self.expected_file(profile, level).read_text())
+
+    def expected_file(self, profile: str, level: str = "application") -> Path:
+        """The file a driver's output is compared with (the protocol level has one, the
+        spec profile's)."""
+        if level == "protocol":
+            if self.protocol is None:
+                raise CatalogueError(f"vector {self.id} has no protocol-level output")
+            return self.protocol
+        return self.expected[profile]
+
+    def at_level(self, level: str) -> bool:
+        return level == "application" or self.protocol is not None
+
+    def features_at(self, level: str) -> tuple[str, ...]:
+        """The features this vector uses at ``level`` (the protocol level has none of
+        :data:`APPLICATION_FEATURES`)."""
+        if level == "application":
+            return self.features
+        return tuple(f for f in self.features if f not in APPLICATION_FEATURES)
 
 
 def error_texts_vary(difference: Mapping[str, Any] | None) -> tuple[str, ...]:
@@ -183,19 +288,30 @@ def load_catalogue(root: Path | None = None) -> Catalogue:
         entry = entries[name]
         spec = root / "expected" / f"{name}.json"
         reference = root / "reference" / f"{name}.json"
+        protocol = root / "protocol" / f"{name}.json"
         if not spec.is_file():
             raise CatalogueError(f"vector {name}: {spec} is missing")
+        if not protocol.is_file() and not entry.get("no_protocol_output"):
+            raise CatalogueError(
+                f"vector {name}: {protocol} is missing and index.json gives no "
+                "no_protocol_output reason"
+            )
         scenario = root / "vectors" / f"{name}.json"
         difference = entry.get("difference")
+        expected = {"spec": spec, "reference": reference if reference.is_file() else spec}
+        raw = json.loads(scenario.read_text())
+        outputs = [json.loads(path.read_text()) for path in dict.fromkeys(expected.values())]
         vectors.append(
             Vector(
                 id=name,
                 title=entry.get("title", name),
                 scenario=scenario,
-                expected={"spec": spec, "reference": reference if reference.is_file() else spec},
-                features=scenario_features(json.loads(scenario.read_text())),
+                expected=expected,
+                features=vector_features(raw, outputs),
                 error_texts_vary=error_texts_vary(difference),
                 difference=difference,
+                protocol=protocol if protocol.is_file() else None,
+                no_protocol_output=entry.get("no_protocol_output"),
             )
         )
     return Catalogue(root=root, vectors=tuple(vectors), written_by=index.get("agui_fsm"))
@@ -210,7 +326,8 @@ def package_version() -> str:
 
 def kit_index(catalogue: Catalogue) -> dict[str, Any]:
     """The exported ``index.json``: the source index's entries, and for each vector the
-    features it uses, each profile's expected file and where error texts vary."""
+    features it uses, each profile's expected file, its protocol-level file and where error
+    texts vary."""
     source = json.loads((catalogue.root / "index.json").read_text())["vectors"]
     return {
         "$comment": "Written by `agui-fsm vectors export`; the layout and the driver protocol "
@@ -218,19 +335,21 @@ def kit_index(catalogue: Catalogue) -> dict[str, Any]:
         "agui_fsm": package_version(),
         "format": SCENARIO_FORMAT,
         "profiles": list(PROFILES),
+        "levels": list(LEVELS),
         "features": FEATURES,
-        "vectors": {
-            v.id: {
-                **source[v.id],
-                "features": list(v.features),
-                "expected": {
-                    p: v.expected[p].relative_to(catalogue.root).as_posix() for p in PROFILES
-                },
-                "error_texts_vary": list(v.error_texts_vary),
-            }
-            for v in catalogue.vectors
-        },
+        "application_features": sorted(APPLICATION_FEATURES),
+        "vectors": {v.id: vector_entry(v, source[v.id], catalogue.root) for v in catalogue.vectors},
     }
+
+
+def vector_entry(vector: Vector, entry: Mapping[str, Any], root: Path) -> dict[str, Any]:
+    """A vector's exported index entry (its source entry, with what the kit computes)."""
+    out = {**entry, "features": list(vector.features)}
+    out["expected"] = {p: vector.expected[p].relative_to(root).as_posix() for p in PROFILES}
+    if vector.protocol is not None:
+        out["protocol"] = vector.protocol.relative_to(root).as_posix()
+    out["error_texts_vary"] = list(vector.error_texts_vary)
+    return out
 
 
 def export_kit(catalogue: Catalogue, out: Path) -> list[Path]:
@@ -244,7 +363,7 @@ def export_kit(catalogue: Catalogue, out: Path) -> list[Path]:
         raise CatalogueError(f"{out} is neither empty nor an earlier `agui-fsm vectors export`")
     if out.resolve() == catalogue.root.resolve():
         raise CatalogueError(f"{out} is the catalogue itself")
-    for sub in ("vectors", "expected", "reference"):
+    for sub in ("vectors", "expected", "reference", "protocol"):
         shutil.rmtree(out / sub, ignore_errors=True)
     written = [*_copy(catalogue, out, _kit_files(catalogue))]
     index = out / "index.json"
@@ -258,6 +377,8 @@ def _kit_files(catalogue: Catalogue) -> Iterable[Path]:
     for v in catalogue.vectors:
         yield v.scenario
         yield from dict.fromkeys(v.expected.values())
+        if v.protocol is not None:
+            yield v.protocol
 
 
 def _copy(catalogue: Catalogue, out: Path, files: Iterable[Path]) -> Iterable[Path]:

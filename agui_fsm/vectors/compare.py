@@ -1,23 +1,29 @@
-"""A driver's output against a vector's expected output: what is masked, and the first
-difference by JSON path.
+"""A driver's output against a vector's expected output: what is masked, and the
+differences by JSON path (the first, or every one).
 
-Before comparing, generated ids are renumbered by the format's walk
-(:func:`agui_fsm.replay.normalize.normalize_output`, idempotent on output a driver already
-normalized) and, unless texts are compared exactly, error texts are masked: the message of
-each ``errors`` entry and the ``error`` of an ``incomplete`` status. The masked value keeps
-the place: an error must still be reported where the expected output has one.
+Before comparing, generated ids are renumbered by the format's walk for the level
+(:func:`agui_fsm.replay.normalize.normalize_output`, or
+:func:`agui_fsm.vectors.protocol.normalize_protocol_output`; idempotent on output a driver
+already normalized) and, unless texts are compared exactly, error texts are masked: the
+message of each ``errors`` entry, the ``error`` of an ``incomplete`` status and of a failed
+run. The masked value keeps the place: an error must still be reported where the expected
+output has one. At the protocol level two spellings of one thing are made the same first
+(:func:`canonical_protocol_output`).
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from agui_fsm.jsonwire import dumps_text
 from agui_fsm.replay.normalize import normalize_output
+from agui_fsm.vectors.protocol import normalize_protocol_output
 
 ERROR_TEXT = "<error text>"
 """What a masked error text reads as, in both outputs."""
@@ -40,6 +46,25 @@ def mask_error_texts(output: Any) -> Any:
         status = message.get("status")
         if isinstance(status, dict) and "error" in status:
             status["error"] = ERROR_TEXT
+    runs = output.get("runs")
+    for run in _dicts(runs if isinstance(runs, list) else None):
+        if "error" in run:
+            run["error"] = ERROR_TEXT
+    return output
+
+
+def canonical_protocol_output(output: Any) -> Any:
+    """A protocol-level output with its two optional spellings made one (a copy): a state
+    no one set is ``null`` whether the client starts from ``null`` or from ``{}``, and an
+    assistant message without text has no ``content`` (AG-UI 1.0 makes it optional)."""
+    if not isinstance(output, dict):
+        return output
+    output = copy.deepcopy(output)
+    if output.get("state") == {}:
+        output["state"] = None
+    for message in _dicts(output.get("messages")):
+        if message.get("role") == "assistant" and message.get("content") in ("", None):
+            message.pop("content", None)
     return output
 
 
@@ -47,11 +72,12 @@ def _dicts(items: Any) -> list[dict[str, Any]]:
     return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
 
 
-def renumber_ids(output: Any, raw_scenario: Any) -> Any:
+def renumber_ids(output: Any, raw_scenario: Any, level: str = "application") -> Any:
     """``output`` with generated ids renumbered ``$1``, ``$2``... as FORMAT.md walks them
-    (a copy). Output too malformed to walk is returned as it is."""
+    at ``level`` (a copy). Output too malformed to walk is returned as it is."""
+    walk = normalize_protocol_output if level == "protocol" else normalize_output
     try:
-        return normalize_output(copy.deepcopy(output), raw_scenario)
+        return walk(copy.deepcopy(output), raw_scenario)
     except (KeyError, TypeError, AttributeError):
         return output
 
@@ -108,45 +134,53 @@ def first_difference(expected: Any, actual: Any, path: str = "$") -> Difference 
     """The first place, walking ``expected`` in order (an object's keys, then keys only
     ``actual`` has; a list's items, then the longer one's extra items), where the two JSON
     values differ; None when they are equal."""
+    return next(differences(expected, actual, path), None)
+
+
+def differences(expected: Any, actual: Any, path: str = "$") -> Iterator[Difference]:
+    """Every place the two JSON values differ, in :func:`first_difference`'s order (a list
+    of another length differs at each item only one of them has)."""
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key, value in expected.items():
             here = _key_path(path, key)
             if key not in actual:
-                return Difference(here, value, MISSING)
-            found = first_difference(value, actual[key], here)
-            if found is not None:
-                return found
+                yield Difference(here, value, MISSING)
+            else:
+                yield from differences(value, actual[key], here)
         for key, value in actual.items():
             if key not in expected:
-                return Difference(_key_path(path, key), MISSING, value)
-        return None
+                yield Difference(_key_path(path, key), MISSING, value)
+        return
     if isinstance(expected, list) and isinstance(actual, list):
         for i, (a, b) in enumerate(zip(expected, actual, strict=False)):
-            found = first_difference(a, b, f"{path}[{i}]")
-            if found is not None:
-                return found
-        if len(expected) != len(actual):
-            i = min(len(expected), len(actual))
-            longer = expected if len(expected) > len(actual) else actual
-            extra = longer[i]
-            return Difference(
-                f"{path}[{i}]",
-                extra if longer is expected else MISSING,
-                extra if longer is actual else MISSING,
-            )
-        return None
-    if isinstance(expected, dict | list) or isinstance(actual, dict | list):
-        return Difference(path, expected, actual)
-    return None if _same_scalar(expected, actual) else Difference(path, expected, actual)
+            yield from differences(a, b, f"{path}[{i}]")
+        for i in range(len(actual), len(expected)):
+            yield Difference(f"{path}[{i}]", expected[i], MISSING)
+        for i in range(len(expected), len(actual)):
+            yield Difference(f"{path}[{i}]", MISSING, actual[i])
+        return
+    containers = isinstance(expected, dict | list) or isinstance(actual, dict | list)
+    if containers or not _same_scalar(expected, actual):
+        yield Difference(path, expected, actual)
 
 
 def compare_output(
-    expected: Any, actual: Any, raw_scenario: Any, *, mask_errors: bool
-) -> Difference | None:
-    """The first difference between a vector's ``expected`` output and a driver's
-    ``actual`` one, after renumbering generated ids and (``mask_errors``) masking error
-    texts in both; None when they agree."""
-    actual = renumber_ids(actual, raw_scenario)
+    expected: Any,
+    actual: Any,
+    raw_scenario: Any,
+    *,
+    mask_errors: bool,
+    level: str = "application",
+    every: bool = False,
+) -> list[Difference]:
+    """How a driver's ``actual`` output differs from a vector's ``expected`` one at
+    ``level``, after renumbering generated ids, making the protocol level's spellings one
+    and (``mask_errors``) masking error texts in both: the first difference, or with
+    ``every`` each of them; an empty list when they agree."""
+    actual = renumber_ids(actual, raw_scenario, level)
+    if level == "protocol":
+        expected, actual = canonical_protocol_output(expected), canonical_protocol_output(actual)
     if mask_errors:
         expected, actual = mask_error_texts(expected), mask_error_texts(actual)
-    return first_difference(expected, actual)
+    found = differences(expected, actual)
+    return list(found) if every else list(itertools.islice(found, 1))

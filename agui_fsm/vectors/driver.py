@@ -2,7 +2,9 @@
 
 A driver is any command. Run per scenario, ``CMD PATH`` prints one reply; in batch mode,
 ``CMD --batch`` reads a JSON array of paths on stdin and prints a JSON array of replies in
-the same order. A reply is the normalized output (FORMAT.md), or
+the same order. The level the output is compared at is in the environment variable
+``AGUI_VECTORS_LEVEL`` (``application`` or ``protocol``). A reply is the normalized output
+(FORMAT.md), or
 ``{"unsupported": FEATURE, "reason": ...}`` for a scenario using a feature the port does not
 have, or ``{"driverError": ...}`` for one it could not replay.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -91,6 +94,8 @@ class Driver:
     timeout: float = DEFAULT_TIMEOUT
     jobs: int = 1
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    level: str = "application"
+    """What the driver is asked to print (``AGUI_VECTORS_LEVEL``)."""
 
     def replies(self, paths: Sequence[Path]) -> list[Reply]:
         """One reply per scenario file, in order (``jobs`` processes at a time)."""
@@ -128,8 +133,10 @@ class Driver:
             return reply_of(jsonwire.loads(out, OUTPUT_MAX_DEPTH))
         except jsonwire.JsonProblem as exc:
             if status != 0:
-                return Failed(f"exited with status {status}{_tail(err)}", "crash")
-            return Failed(f"no JSON reply: {exc.message}{_tail(err)}")
+                return Failed(
+                    f"exited with status {status}{_stdout(out)}{_stderr(err)}", "crash"
+                )
+            return Failed(f"no JSON reply: {exc.message}{_stdout(out)}{_stderr(err)}")
 
     def _batch(self, paths: list[Path]) -> list[Reply]:
         if not paths:
@@ -153,7 +160,8 @@ class Driver:
             answer = jsonwire.loads(out, OUTPUT_MAX_DEPTH + 1)
         except jsonwire.JsonProblem as exc:
             raise DriverError(
-                f"`--batch` answered no JSON ({exc.message}; exit status {status}){_tail(err)}"
+                f"`--batch` answered no JSON ({exc.message}; exit status {status})"
+                f"{_stdout(out)}{_stderr(err)}"
             ) from exc
         if not isinstance(answer, list) or len(answer) != len(paths):
             what = f"{len(answer)} items" if isinstance(answer, list) else type(answer).__name__
@@ -177,6 +185,7 @@ class Driver:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                env={**os.environ, LEVEL_VARIABLE: self.level},
             )
         except OSError as exc:
             raise DriverError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
@@ -289,6 +298,27 @@ def reply_of(value: Any) -> Reply:
     return Output(value)
 
 
-def _tail(stderr: str) -> str:
-    lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    return f"; stderr: {lines[-1][:200]}" if lines else ""
+LEVEL_VARIABLE = "AGUI_VECTORS_LEVEL"
+"""The environment variable that tells a driver which level's output to print."""
+
+_ERROR_LINE = re.compile(r"^\s*(?:Uncaught )?[\w.$]*(?:Error|Exception)\b")
+_SHOWN = 200
+
+
+def _stdout(out: bytes) -> str:
+    """What the driver printed, where it is not a reply (a log line on stdout, say)."""
+    text = out.decode(errors="replace").strip()
+    if not text:
+        return ""
+    return f"; stdout: {text[:_SHOWN]!r}" + (" ..." if len(text) > _SHOWN else "")
+
+
+def _stderr(stderr: str) -> str:
+    """The line of stderr that says what went wrong: the first that names an error (Node's
+    ``Error: ...``, Python's ``ValueError: ...``), else the first line; Node's closing
+    ``Node.js v20...`` line says nothing of the failure."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = next((x for x in lines if _ERROR_LINE.match(x)), lines[0])
+    return f"; stderr: {line[:_SHOWN]}"

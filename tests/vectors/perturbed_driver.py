@@ -1,10 +1,11 @@
 """A deliberately broken driver for the tests of ``agui-fsm vectors run``: it replays each
 scenario as ``agui-fsm replay`` does (the same profile) and changes the answer.
 
-    perturbed_driver.py [--profile P] [--perturb ID] [--decline FEATURE[:ID]] [--raw]
-                        (PATH | --batch)
+    perturbed_driver.py [--profile P] [--perturb ID] [--shuffle] [--decline FEATURE[:ID]]
+                        [--raw] (PATH | --batch)
 
-``--perturb ID`` appends "!" to the text of the last text part of vector ID's output;
+``--perturb ID`` appends "!" to the text of the last text part of vector ID's output (and
+with ``--shuffle`` swaps its first two messages too, so it differs in many places);
 ``--decline FEATURE`` answers ``unsupported`` for every vector using FEATURE, or with
 ``:ID`` for that vector only, whatever it uses; ``--raw`` prints ``$n`` ids as made-up ones
 (``gen-n``), which the runner must renumber.
@@ -47,6 +48,7 @@ def main() -> None:
     parser.add_argument("--perturb")
     parser.add_argument("--decline")
     parser.add_argument("--raw", action="store_true")
+    parser.add_argument("--shuffle", action="store_true")
     args = parser.parse_args()
     paths = json.load(sys.stdin) if args.batch else [args.path]
     feature, _, only = (args.decline or "").partition(":")
@@ -60,6 +62,8 @@ def main() -> None:
         output = replay_scenario(scenario, profile=args.profile)
         if name == args.perturb:
             perturb(output)
+            if args.shuffle:
+                output["messages"][:2] = output["messages"][1::-1]
         replies.append(made_up_ids(output) if args.raw else output)
     print(json.dumps(replies if args.batch else replies[0]))
 

@@ -72,12 +72,12 @@ def test_a_different_error_text_passes_unless_texts_are_compared_exactly() -> No
     scenario, expected = failing_output()
     other = json.loads(json.dumps(expected))
     other["errors"][0]["message"] = "something else went wrong"
-    assert compare_output(expected, other, scenario, mask_errors=True) is None
-    difference = compare_output(expected, other, scenario, mask_errors=False)
-    assert difference is not None and difference.path == "$.errors[0].message"
+    assert compare_output(expected, other, scenario, mask_errors=True) == []
+    (difference,) = compare_output(expected, other, scenario, mask_errors=False)
+    assert difference.path == "$.errors[0].message"
     other["errors"] = []
-    missing = compare_output(expected, other, scenario, mask_errors=True)
-    assert missing is not None and missing.path == "$.errors[0]", "the error itself must be there"
+    (missing,) = compare_output(expected, other, scenario, mask_errors=True)
+    assert missing.path == "$.errors[0]", "the error itself must be there"
 
 
 def test_exact_error_texts_still_vary_where_the_index_says_so() -> None:
@@ -90,7 +90,7 @@ def test_exact_error_texts_still_vary_where_the_index_says_so() -> None:
     vector = varying[0]
     output = json.loads(json.dumps(vector.load_expected("reference")))
     output["errors"][0]["message"] = "a port's own words"
-    kwargs = {"exact_errors": True, "known": {}}
+    kwargs = {"exact_errors": True}
     assert judge(vector, Output(output), profile="reference", **kwargs).outcome == "passed"
     assert judge(vector, Output(output), profile="spec", **kwargs).outcome == "failed"
 
@@ -100,12 +100,13 @@ def test_generated_ids_are_renumbered_before_comparing() -> None:
     expected = vector.load_expected("spec")
     made_up = json.loads(json.dumps(expected).replace('"$1"', '"u-9f2c"'))
     assert made_up != expected
-    assert compare_output(expected, made_up, vector.load_scenario(), mask_errors=False) is None
+    assert compare_output(expected, made_up, vector.load_scenario(), mask_errors=False) == []
 
 
 def test_features_are_read_from_the_scenario() -> None:
     assert scenario_features(BY_ID["fe_tool_error"].load_scenario()) == ("front-end-tools",)
-    assert BY_ID["text_streaming"].features == ()
+    assert BY_ID["text_streaming"].features == ("status",)
+    assert BY_ID["text_streaming"].features_at("protocol") == ()
     assert "interrupts" in BY_ID["interrupt_after_snapshot_dropped_placeholder"].features
     assert "in-run-actions" in BY_ID["interrupt_after_snapshot_dropped_placeholder"].features
     assert scenario_features({"options": {"delivery": "task"}, "history": [{}]}) == (
@@ -127,7 +128,7 @@ def test_the_driver_protocol_documents_every_feature() -> None:
 
 def test_a_declined_feature_is_a_skip_only_where_the_vector_uses_it() -> None:
     vector = BY_ID["fe_tool_error"]
-    kwargs = {"profile": "spec", "exact_errors": False, "known": {}}
+    kwargs = {"profile": "spec", "exact_errors": False}
     skipped = judge(vector, Unsupported("front-end-tools", "none here"), **kwargs)
     assert (skipped.outcome, skipped.detail) == (
         "skipped",
@@ -143,9 +144,17 @@ def test_list_shows_each_vector_with_its_expected_file_per_profile() -> None:
     assert spec.exit_code == reference.exit_code == 0
     assert len(spec.output.splitlines()) == len(CATALOGUE.vectors)
     line = next(x for x in reference.output.splitlines() if x.startswith("fe_three_calls"))
-    assert line.split()[1:3] == ["reference/fe_three_calls_one_resume.json", "front-end-tools"]
+    assert line.split()[1:3] == [
+        "reference/fe_three_calls_one_resume.json",
+        "front-end-tools,status,tool-result-parts",
+    ]
     line = next(x for x in spec.output.splitlines() if x.startswith("text_streaming "))
-    assert line.split()[1:3] == ["expected/text_streaming.json", "-"]
+    assert line.split()[1:3] == ["expected/text_streaming.json", "status"]
+    protocol = CliRunner().invoke(main, ["vectors", "list", "--level", "protocol"])
+    line = next(x for x in protocol.output.splitlines() if x.startswith("text_streaming "))
+    assert line.split()[1:3] == ["protocol/text_streaming.json", "-"]
+    line = next(x for x in protocol.output.splitlines() if x.startswith("reload_last "))
+    assert line.split()[1] == "-"
 
 
 def test_export_writes_what_a_port_vendors_and_a_run_reads_it(tmp_path: Path) -> None:
@@ -162,7 +171,10 @@ def test_export_writes_what_a_port_vendors_and_a_run_reads_it(tmp_path: Path) ->
         "spec": "expected/fe_three_calls_one_resume.json",
         "reference": "reference/fe_three_calls_one_resume.json",
     }
-    assert entry["features"] == ["front-end-tools"] and entry["difference"]["kind"] == "behaviour"
+    assert entry["features"] == list(BY_ID["fe_three_calls_one_resume"].features)
+    assert "front-end-tools" in entry["features"] and entry["difference"]["kind"] == "behaviour"
+    assert index["vectors"]["text_streaming"]["protocol"] == "protocol/text_streaming.json"
+    assert "protocol" not in index["vectors"]["reload_last"]
     for vector in CATALOGUE.vectors:
         for profile, file in index["vectors"][vector.id]["expected"].items():
             assert (out / file).read_bytes() == vector.expected[profile].read_bytes()
@@ -190,3 +202,40 @@ def test_export_refuses_a_directory_it_did_not_write(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "neither empty nor an earlier `agui-fsm vectors export`" in result.output
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_the_committed_index_lists_every_feature_each_vector_uses() -> None:
+    # index.json is written by scripts/refresh-conformance; the catalogue computes the
+    # features from each scenario and its expected outputs: the two must agree.
+    index = json.loads((SPECS_DIR / "index.json").read_text())["vectors"]
+    stale = [v.id for v in CATALOGUE.vectors if index[v.id].get("features") != list(v.features)]
+    assert not stale, f"stale features in index.json (run scripts/refresh-conformance): {stale}"
+    assert all(v.features for v in CATALOGUE.vectors), "every vector uses some feature"
+    application_only = {"status", "placeholder-message", "data-parts", "tool-result-parts"}
+    assert all(not set(v.features_at("protocol")) & application_only for v in CATALOGUE.vectors)
+
+
+def test_each_vector_has_a_protocol_output_or_the_reason_it_has_none() -> None:
+    from agui_fsm.vectors.protocol import protocol_scope
+
+    for vector in CATALOGUE.vectors:
+        reason = protocol_scope(vector.load_scenario())
+        assert reason == vector.no_protocol_output, vector.id
+        assert (vector.protocol is None) == (reason is not None), vector.id
+    covered = sum(v.protocol is not None for v in CATALOGUE.vectors)
+    assert covered >= 120
+
+
+def test_the_protocol_level_compares_the_optional_spellings_as_one() -> None:
+    vector = BY_ID["spec_example_tool_resume"]
+    expected = vector.load_expected("spec", "protocol")
+    assert expected["state"] is None
+    assert expected["messages"][1]["content"] == ""
+    spelled = json.loads(json.dumps(expected))
+    spelled["state"] = {}
+    del spelled["messages"][1]["content"]
+    scenario = vector.load_scenario()
+    assert compare_output(expected, spelled, scenario, mask_errors=False, level="protocol") == []
+    spelled["runs"][0]["outcome"] = "error"
+    (difference,) = compare_output(expected, spelled, scenario, mask_errors=False, level="protocol")
+    assert difference.path == "$.runs[0].outcome"

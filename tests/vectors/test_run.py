@@ -32,6 +32,7 @@ PYTHON = shlex.quote(sys.executable)
 PERTURBED = f"{PYTHON} {shlex.quote(str(Path(__file__).with_name('perturbed_driver.py')))}"
 REPLAY = f"{PYTHON} -m agui_fsm replay"
 REFERENCE = f"node {shlex.quote(str(ROOT / 'reference-driver' / 'replay.mjs'))}"
+AG_UI_CLIENT = f"node {shlex.quote(str(ROOT / 'clients' / 'ag-ui-client' / 'driver.mjs'))}"
 
 
 TWO = ("--only", "spec_example_tool_resume", "--only", "text_streaming")
@@ -57,6 +58,41 @@ def test_agui_fsm_replay_passes_every_spec_vector() -> None:
     result = vectors_run("--driver", REPLAY, "--batch", "-j", "2", "--exact-errors")
     assert result.exit_code == 0, result.output
     assert result.output.rstrip().endswith(f": {len(CATALOGUE.vectors)} passed")
+
+
+def test_agui_fsm_replay_passes_every_protocol_vector() -> None:
+    result = vectors_run(
+        "--driver", REPLAY, "--batch", "-j", "2", "--exact-errors", "--level", "protocol"
+    )
+    assert result.exit_code == 0, result.output
+    count = sum(v.protocol is not None for v in CATALOGUE.vectors)
+    assert result.output.rstrip().endswith(f": {count} passed")
+
+
+def test_the_ag_ui_client_passes_what_it_does_not_decline_but_its_expectations() -> None:
+    # Not skipped without Node or the driver's packages: scripts/test installs them.
+    modules = ROOT / "clients" / "ag-ui-client" / "node_modules"
+    assert modules.is_dir(), "npm ci --prefix clients/ag-ui-client"
+    expectations = ROOT / "clients" / "ag-ui-client" / "expectations.json"
+    args = ["--driver", AG_UI_CLIENT, "--batch", "-j", "2", "--level", "protocol"]
+    result = vectors_run(*args, "--expectations", str(expectations), "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    outcomes = {r["outcome"] for r in document["results"]}
+    assert outcomes <= {"passed", "skipped", "expected-fail"}, result.output
+    skipped = [r for r in document["results"] if r["outcome"] == "skipped"]
+    assert {r["detail"].split(":")[0] for r in skipped} == {"unsupported front-end-tools"}
+    listed = json.loads(expectations.read_text())["expectations"]
+    assert document["summary"]["expected-fail"] >= len(listed)
+    assert set(document["expected_fail_by_class"]) <= {"differs", "choice", "cannot-express"}
+
+
+def test_the_ag_ui_client_declines_the_application_level() -> None:
+    result = vectors_run("--driver", AG_UI_CLIENT, "--batch", *TWO)
+    assert result.exit_code == 0, result.output
+    assert (
+        "SKIP text_streaming: unsupported status: @ag-ui/client keeps no message" in result.output
+    )
 
 
 @pytest.fixture(scope="module")
@@ -102,11 +138,19 @@ def test_declining_a_feature_the_vector_does_not_use_fails_it() -> None:
     assert result.exit_code == 1
     assert (
         "FAIL fe_tool_error: the driver declined a feature ('history') this vector does not use "
-        "(it uses: front-end-tools)"
+        "at the application level (it uses: front-end-tools,"
     ) in result.output
 
 
-def test_known_differences_are_reported_and_do_not_fail(tmp_path: Path) -> None:
+def run_perturbed_with(option: str, path: Path) -> list[str]:
+    """The report's lines for two vectors, one perturbed, with a list of differences."""
+    args = ["--driver", f"{PERTURBED} --perturb spec_example_tool_resume", "--batch", *TWO]
+    result = vectors_run(*args, option, str(path))
+    assert result.exit_code == 0, result.output
+    return result.output.splitlines()
+
+
+def test_known_differences_are_read_as_expected_failures(tmp_path: Path) -> None:
     known = tmp_path / "known.json"
     known.write_text(
         json.dumps(
@@ -116,40 +160,74 @@ def test_known_differences_are_reported_and_do_not_fail(tmp_path: Path) -> None:
             }
         )
     )
-    result = vectors_run(
-        "--driver",
-        f"{PERTURBED} --perturb spec_example_tool_resume",
-        "--batch",
-        *TWO,
-        "--known",
-        str(known),
-    )
-    assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = run_perturbed_with("--known", known)
     assert lines[0] == (
-        'KNOWN spec_example_tool_resume: $.messages[2].content[0].text: expected "Done.", '
+        'EXPECTED-FAIL spec_example_tool_resume: $.messages[2].content[0].text: expected "Done.", '
         'got "Done.!" [known: our port shouts]'
     )
     assert lines[1] == (
-        "PASSES text_streaming: listed as a known difference (listed, but no longer "
-        "differs) but passes: drop it from the known list"
+        "UNEXPECTED-PASS text_streaming: expected to fail (known: listed, but no longer "
+        "differs) but passes: drop it from the expectations"
     )
-    assert lines[2].endswith(": 0 passed, 1 known, 1 known-passed")
+    assert lines[2].endswith(": 0 passed, 1 expected-fail (1 known), 1 unexpected-pass")
+
+
+def test_expectations_match_by_glob_and_count_by_class(tmp_path: Path) -> None:
+    expectations = tmp_path / "expectations.json"
+    entries = [
+        {"id": "spec_*", "expected": "fail", "class": "differs", "reason": "we shout"},
+        {"id": "text_streaming", "expected": "skip", "class": "cannot-express", "reason": "n/a"},
+    ]
+    expectations.write_text(json.dumps({"expectations": entries}))
+    lines = run_perturbed_with("--expectations", expectations)
+    assert lines[0].startswith("EXPECTED-FAIL spec_example_tool_resume: ")
+    assert lines[0].endswith("[differs: we shout]")
+    assert lines[1] == "SKIP text_streaming: expected: skip (cannot-express: n/a)"
+    assert lines[2].endswith(": 0 passed, 1 skipped, 1 expected-fail (1 differs)")
+
+
+def test_every_difference_of_a_vector_is_shown_on_request() -> None:
+    args = ["--driver", f"{PERTURBED} --perturb spec_example_tool_resume --shuffle", "--batch"]
+    first = vectors_run(*args, "--only", "spec_example_tool_resume")
+    every = vectors_run(*args, "--only", "spec_example_tool_resume", "--all-differences")
+    assert first.exit_code == every.exit_code == 1
+    head = first.output.splitlines()[0]
+    assert head.startswith("FAIL spec_example_tool_resume: $.messages[0].id: ") and "more)" in head
+    shown = every.output.splitlines()
+    assert shown[0] == head
+    assert len([x for x in shown if x.startswith("    $.")]) >= 2
+    assert '    $.messages[2].content[0].text: expected "Done.", got "Done.!"' in shown
 
 
 @pytest.mark.parametrize(
-    ("content", "message"),
+    ("option", "content", "message"),
     [
-        ('{"no_such_vector": "why"}', "'no_such_vector' is not a vector id"),
-        ('{"text_streaming": ""}', "needs a reason"),
-        ('["text_streaming"]', "expected a JSON object"),
-        ("{", "not JSON"),
+        ("--known", '{"no_such_vector": "why"}', "'no_such_vector' is not a vector id"),
+        ("--known", '{"text_streaming": ""}', "needs a reason"),
+        ("--known", '["text_streaming"]', "expected a JSON object"),
+        ("--known", "{", "not JSON"),
+        ("--expectations", '{"expectations": [{"id": "zz*"}]}', "expected must be one of"),
+        (
+            "--expectations",
+            '{"expectations": [{"id": "zz*", "expected": "fail", "class": "differs", '
+            '"reason": "r"}]}',
+            "'zz*' matches no vector",
+        ),
+        (
+            "--expectations",
+            '{"expectations": [{"id": "text_streaming", "expected": "fail", "class": "odd", '
+            '"reason": "r"}]}',
+            "class must be one of",
+        ),
+        ("--expectations", "[]", 'an "expectations" list'),
     ],
 )
-def test_a_bad_known_file_is_a_usage_error(tmp_path: Path, content: str, message: str) -> None:
+def test_a_bad_expectations_file_is_a_usage_error(
+    tmp_path: Path, option: str, content: str, message: str
+) -> None:
     known = tmp_path / "known.json"
     known.write_text(content)
-    result = vectors_run("--driver", REPLAY, "--known", str(known))
+    result = vectors_run("--driver", REPLAY, option, str(known))
     assert result.exit_code == 2
     assert message in result.output
 
@@ -205,9 +283,20 @@ def test_driver_replies_and_failures_in_per_scenario_mode() -> None:
     assert reply('{"messages": []}') == Output({"messages": []})
     assert reply('{"driverError": "boom"}', 1) == Failed("driverError: boom")
     assert reply("not json") == Failed(
-        "no JSON reply: the text is not valid JSON: Expecting value (line 1, column 1)"
+        "no JSON reply: the text is not valid JSON: Expecting value (line 1, column 1); "
+        "stdout: 'not json'"
     )
     assert reply("", 3) == Failed("exited with status 3")
+
+
+def test_a_crashing_node_driver_shows_its_error_not_the_node_version(tmp_path: Path) -> None:
+    path = CATALOGUE.by_id()["text_streaming"].scenario
+    script = tmp_path / "crash.mjs"
+    script.write_text('console.log("replaying");\nthrow new TypeError("no such thing");\n')
+    (failed,) = Driver(("node", str(script))).replies([path])
+    assert isinstance(failed, Failed)
+    assert failed.message.startswith("exited with status 1; stdout: 'replaying'; stderr: ")
+    assert failed.message.endswith("TypeError: no such thing")
 
 
 @pytest.mark.parametrize(
