@@ -1,5 +1,6 @@
 """Where a command's events come from: a file, stdin or a live endpoint (``--url`` with
-``--body`` and ``--header``), with the options ``validate`` and ``inspect`` share."""
+``--body`` and ``--header``), the RunAgentInput they ran on (``--input``, or the ``--body``
+POSTed), with the options ``validate`` and ``inspect`` share."""
 
 from __future__ import annotations
 
@@ -27,8 +28,11 @@ def failing(command: str) -> Callable[[str], NoReturn]:
     return fail
 
 
-def load_body(path: Path | None, fail: Callable[[str], NoReturn]) -> dict | None:
-    """The ``--body`` file: a RunAgentInput, checked by the ag-ui-protocol model."""
+def load_body(
+    path: Path | None, fail: Callable[[str], NoReturn], option: str = "--body"
+) -> dict | None:
+    """The ``--body`` (or ``--input``) file: a RunAgentInput, checked by the ag-ui-protocol
+    model."""
     if path is None:
         return None
     from ag_ui.core import RunAgentInput
@@ -38,10 +42,10 @@ def load_body(path: Path | None, fail: Callable[[str], NoReturn]) -> dict | None
         body = json.loads(path.read_text(encoding="utf-8"))
         RunAgentInput.model_validate(body)
     except OSError as exc:
-        fail(f"cannot read --body {path}: {exc.strerror or exc}")
+        fail(f"cannot read {option} {path}: {exc.strerror or exc}")
     except ValueError as exc:  # JSON or pydantic
         detail = exc.errors()[0] if isinstance(exc, ValidationError) else exc
-        fail(f"--body {path} is not a RunAgentInput: {detail}")
+        fail(f"{option} {path} is not a RunAgentInput: {detail}")
     return body
 
 
@@ -56,14 +60,21 @@ def parse_headers(values: tuple[str, ...]) -> dict[str, str]:
 
 
 def source_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--url``, ``--body``, ``--header``, ``--timeout``, ``--input-format`` and
-    ``--max-line-bytes``, as :func:`open_source` takes them."""
+    """``--url``, ``--body``, ``--input``, ``--header``, ``--timeout``, ``--input-format``
+    and ``--max-line-bytes``, as :func:`open_source` takes them."""
     options = [
         click.option("--url", help="A live AG-UI endpoint: POST a RunAgentInput, read its SSE."),
         click.option(
             "--body",
             type=click.Path(dir_okay=False, path_type=Path),
             help="RunAgentInput JSON to POST with --url (default: one user message).",
+        ),
+        click.option(
+            "--input",
+            "run_input",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="The RunAgentInput JSON the captured PATH ran on (its messages, state and "
+            "tools), for a run whose RUN_STARTED does not carry it.",
         ),
         click.option(
             "--header",
@@ -101,7 +112,8 @@ def source_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 @dataclass
 class Source:
-    """An open input: its name, its frames, the stream to close, what was POSTed."""
+    """An open input: its name, its frames, the stream to close, the RunAgentInput it ran on
+    (what was POSTed, or ``--input``)."""
 
     name: str
     frames: Iterable[Frame]
@@ -123,20 +135,33 @@ def open_source(
     input_format: str,
     max_line_bytes: int,
     fail: Callable[[str], NoReturn],
+    run_input: Path | None = None,
 ) -> Source:
     """The frames of PATH, '-' (stdin) or ``--url``; the caller checked that exactly one
-    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`."""
+    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`; a PATH's
+    input is ``run_input`` (``--input``), when given."""
     if url is not None:
         payload = load_body(body, fail) or default_run_input()
         frames = read_url(
             url, payload, headers=parse_headers(headers), timeout=timeout, max_bytes=max_line_bytes
         )
         return Source(url, frames, run_input=payload)
+    given = load_body(run_input, fail, "--input")
     if source == "-":
         stream = sys.stdin.buffer
-        return Source("<stdin>", read(stream, input_format, max_line_bytes), stream)
+        return Source("<stdin>", read(stream, input_format, max_line_bytes), stream, given)
     try:
         stream = open(source, "rb")  # noqa: SIM115 - closed by Source.close, after streaming
     except OSError as exc:
         fail(f"cannot read {source}: {exc.strerror or exc}")
-    return Source(source, read(stream, input_format, max_line_bytes), stream)
+    return Source(source, read(stream, input_format, max_line_bytes), stream, given)
+
+
+def check_source_options(
+    url: str | None, body: Path | None, headers: tuple[str, ...], run_input: Path | None
+) -> None:
+    """Usage errors of the source options that go together."""
+    if url is None and (body is not None or headers):
+        raise click.UsageError("--body and --header go with --url")
+    if url is not None and run_input is not None:
+        raise click.UsageError("--input goes with PATH or '-' (with --url, --body is the input)")

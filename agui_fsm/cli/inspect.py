@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from agui_fsm.cli.config import rule_levels, settings_for
-from agui_fsm.cli.inputs import failing, open_source, source_options
+from agui_fsm.cli.inputs import check_source_options, failing, open_source, source_options
 from agui_fsm.conformance.sources import SourceError
 from agui_fsm.errors import UsageError
 from agui_fsm.inspector.record import DEFAULT_MAX_ROWS
@@ -90,6 +90,7 @@ def inspect(
     source: str | None,
     url: str | None,
     body: Path | None,
+    run_input: Path | None,
     headers: tuple[str, ...],
     timeout: float,
     input_format: str,
@@ -115,8 +116,7 @@ def inspect(
 
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
-    if url is None and (body is not None or headers):
-        raise click.UsageError("--body and --header go with --url")
+    check_source_options(url, body, headers, run_input)
     try:
         settings = settings_for(config)
     except UsageError as exc:
@@ -138,6 +138,7 @@ def inspect(
             input_format=input_format,
             max_line_bytes=max_line_bytes,
             fail=_fail,
+            run_input=run_input,
         )
         try:
             recording = record_trace(
