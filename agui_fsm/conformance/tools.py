@@ -10,6 +10,7 @@ step plan, then takes the step (see :mod:`~agui_fsm.conformance.context`).
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from agui_fsm import jsonwire
@@ -51,9 +52,10 @@ MAX_CARRIED_TOOL_CALLS = 10_000
 oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded."""
 
 MAX_ANSWERED_TOOL_CALLS = 4_096
-"""Answered tool calls of earlier runs kept (about 250 bytes each, 1 MB at most), so that a
-second result in a later run is TOOL-009 and a reused id TOOL-012; beyond it the oldest are
-forgotten (a thread of more calls than that is rare), so memory stays bounded."""
+"""Answered tool calls of earlier runs kept (about 200 bytes each: 1 MB at most, as a
+quarter more are kept before the oldest go together), so that a second result in a later run
+is TOOL-009 and a reused id TOOL-012; beyond it the oldest are forgotten (a thread of more
+calls than that is rare), so memory stays bounded."""
 
 BY_BACKEND, BY_SNAPSHOT, BY_INPUT = "the backend", "a MESSAGES_SNAPSHOT", "the run input"
 """Who answered a call (:attr:`ToolCall.answered`): a TOOL_CALL_RESULT, a snapshot's tool
@@ -101,20 +103,21 @@ class ToolCall:
                 self.args.append(delta)
 
 
-class AnsweredCall:
-    """What is kept of a call an earlier run answered (its lifecycle is over)."""
+AnsweredCall = tuple
+"""What is kept of a call an earlier run answered (its lifecycle is over): ``(name, run,
+state, streamed, by, answered_in)``, a tuple of scalars, which costs a run boundary one
+tuple and the garbage collector nothing (it stops tracking such tuples)."""
 
-    __slots__ = ("answered", "name", "run", "state", "streamed")
 
-    def __init__(self, call: ToolCall) -> None:
-        self.name = call.name
-        self.run = call.run
-        self.state = call.lc.state
-        self.streamed = call.streamed
-        self.answered = call.answered
+def answered_call(call: ToolCall) -> AnsweredCall:
+    by, answered_in = call.answered or (None, None)
+    return (call.name, call.run, call.lc.state, call.streamed, by, answered_in)
 
-    def answer(self) -> str:
-        return answer_text(self.answered, self.state)
+
+def answered_text(done: AnsweredCall) -> str:
+    """Who answered the call ``done`` and in which run, for a message."""
+    by = done[4]
+    return answer_text(None if by is None else (by, done[5]), done[2])
 
 
 _BY = {
@@ -146,6 +149,7 @@ class ToolCalls:
         "ctx",
         "declared",
         "known_messages",
+        "number",
         "owners",
         "record",
         "run",
@@ -163,15 +167,11 @@ class ToolCalls:
         self.answered: dict[str, AnsweredCall] = {}
         self.declared: frozenset[str] | None = None
         self.run = 0
+        self.number = 0  # the run, 0-based (the first RUN_STARTED makes ``run`` 1)
         # The calls this run opened or changed. A call carried from an earlier run that
         # nothing touched is still as the last run boundary left it, so run boundaries
         # visit only these: their cost does not grow with the carried calls.
         self.touched: dict[str, None] = {}
-
-    @property
-    def number(self) -> int:
-        """The current run, 0-based (the first RUN_STARTED makes ``run`` 1)."""
-        return max(self.run - 1, 0)
 
     def _touched(self):
         calls = self.calls
@@ -184,19 +184,24 @@ class ToolCalls:
         """A new run: answered calls move to :attr:`answered`; unanswered ones wait for a
         cross-run result."""
         self.run += 1
+        self.number = self.run - 1
         calls, answered = self.calls, self.answered
         for tid in self.touched:
             call = calls.get(tid)
             if call is not None and call.lc.state in _TERMINAL:
                 del calls[tid]
                 answered.pop(tid, None)  # a reused id moves to the end
-                answered[tid] = AnsweredCall(call)
+                answered[tid] = answered_call(call)
         self.touched.clear()
         self.declared = None
         for _ in range(len(calls) - MAX_CARRIED_TOOL_CALLS):
             del calls[next(iter(calls))]
-        for _ in range(len(answered) - MAX_ANSWERED_TOOL_CALLS):
-            del answered[next(iter(answered))]
+        if len(answered) > MAX_ANSWERED_TOOL_CALLS + MAX_ANSWERED_TOOL_CALLS // 4:
+            # The oldest go in one rebuild: deleting them one a run from the front of the
+            # dict would make each deletion walk the holes the earlier ones left.
+            self.answered = dict(
+                islice(answered.items(), len(answered) - MAX_ANSWERED_TOOL_CALLS, None)
+            )
 
     def _open(
         self,
@@ -258,8 +263,8 @@ class ToolCalls:
             ):
                 return False
         elif old is not None or done is not None:
-            earlier: ToolCall | AnsweredCall = old if old is not None else done  # type: ignore[assignment]
-            where = "an earlier run" if earlier.streamed else "the thread's history"
+            streamed = old.streamed if old is not None else done[3]  # type: ignore[index]
+            where = "an earlier run" if streamed else "the thread's history"
             state = f" (still {old.lc.state})" if old is not None else ""
             if not report(
                 "TOOL-012",
@@ -388,7 +393,7 @@ class ToolCalls:
                 rule, text = (
                     "TOOL-009",
                     (
-                        f"tool call {tid!r} already has a result ({done.answer()}); send one "
+                        f"tool call {tid!r} already has a result ({answered_text(done)}); send one "
                         "TOOL_CALL_RESULT per call"
                     ),
                 )

@@ -196,8 +196,8 @@ class Validator:
         ``"the backend"``, ``"a MESSAGES_SNAPSHOT"`` or ``"the run input"``, or None)."""
         tools = self._tools
         found = {}
-        for tid, done in tools.answered.items():
-            found[tid] = _call_dict(done.name, done.state, done.run, done.answered)
+        for tid, (name, run, state, _, by, answered_in) in tools.answered.items():
+            found[tid] = _call_dict(name, state, run, None if by is None else (by, answered_in))
         for tid, call in tools.calls.items():
             found[tid] = _call_dict(call.name, call.lc.state, call.run, call.answered)
         return found
