@@ -645,7 +645,7 @@ async def snapshot_agrees(s: Session, opts: dict[str, Any]) -> ProbeResult:
             seen.append(
                 Observation(
                     f"MESSAGES_SNAPSHOT of {plural(held, 'message')}, compared with what its "
-                    f"run streamed ({streamed} messages and tool calls)",
+                    f"run streamed before it (ids streamed: {streamed})",
                     "a streamed message renamed or left out, a tool call with other arguments "
                     "(SNAP-006 to SNAP-009)",
                     number,
