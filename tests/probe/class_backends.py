@@ -8,6 +8,8 @@ written as the integrations that showed it behave (plain wire dicts over SSE, St
   approval, and asks nothing else;
 * ``state_dropped``: a STATE_SNAPSHOT of its own state, without the client's keys;
 * ``invented_thread``: runs a request without threadId under an id of its own making;
+* ``custom_interrupt``: asks through a CUSTOM ``on_interrupt`` event and nothing else;
+* ``echoes_input``: runs any JSON body, echoing its threadId unvalidated into RUN_STARTED;
 * ``not_agui("json" | "html")``: a 200 that is not an event stream;
 * the renamed snapshot is ``examples/probe_backend.py``'s ``snapshot-agrees`` fault.
 """
@@ -168,6 +170,40 @@ def state_dropped() -> Starlette:
 def invented_thread() -> Starlette:
     """A request without threadId runs under ``server-made-1``; other bad input is a 422."""
     return sse_app(_hello, thread_id=lambda inp: "server-made-1")
+
+
+def custom_interrupt() -> Starlette:
+    """Asks for approval with a CUSTOM event only, as some adapters do beside an outcome."""
+
+    def reply(inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if "approval" not in _last_user_text(inp):
+            return _hello(inp)
+        asking = {"type": "CUSTOM", "name": "on_interrupt", "value": {"question": "Book it?"}}
+        return [*_text(f"text-{uuid.uuid4().hex[:8]}", "May I?"), asking]
+
+    return sse_app(reply)
+
+
+def echoes_input() -> Starlette:
+    """Runs any JSON object, its threadId echoed as it came (absent, or a number)."""
+
+    async def agent(request: Request) -> Response:
+        try:
+            inp = json.loads(await request.body())
+        except ValueError:
+            return JSONResponse({"detail": "the body is not JSON"}, status_code=422)
+        started = {"type": "RUN_STARTED", "runId": inp.get("runId")}
+        if "threadId" in inp:
+            started["threadId"] = inp["threadId"]
+        events = [started, *_hello(inp), {**started, "type": "RUN_FINISHED"}]
+
+        async def frames():
+            for event in events:
+                yield f"data: {json.dumps(event)}\n\n"
+
+        return StreamingResponse(frames(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/agent", agent, methods=["POST"])])
 
 
 def not_agui(kind: str) -> Starlette:

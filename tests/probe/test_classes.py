@@ -1,8 +1,9 @@
 """One backend per kind of behaviour whose verdict once misled (tests/probe/class_backends.py),
 each with the exact verdict, rule and evidence it must get now: approval asked through a
 tool call (answered, swallowed, or with a placeholder result), a placeholder result alone, a
-snapshot that drops the client's state, a run under an invented thread id, a JSON and an
-HTML endpoint, and a snapshot that renames a streamed message."""
+CUSTOM event alone, a snapshot that drops the client's state, a run under an invented thread
+id, an input echoed into a schema-invalid RUN_STARTED, a JSON and an HTML endpoint, and a
+snapshot that renames a streamed message."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 from agui_servers import LocalServer
 from class_backends import (
     approval_by_tool,
+    custom_interrupt,
+    echoes_input,
     invented_thread,
     not_agui,
     placeholder_result,
@@ -77,6 +80,14 @@ def test_a_placeholder_result_alone_says_what_was_seen_and_what_1_0_wants() -> N
     assert rules(result) == ["interrupt-resume/outcome"]
 
 
+def test_a_custom_event_that_asks_says_what_was_seen() -> None:
+    result = one(custom_interrupt(), "interrupt-resume")
+    assert result.verdict == "n/a"
+    assert result.reason.startswith("the agent asked for approval through a CUSTOM event ")
+    assert "'on_interrupt'" in result.reason and "AG-UI 1.0 ends such a run" in result.reason
+    assert rules(result, "warning") == ["interrupt-resume/outcome"]
+
+
 def test_a_snapshot_that_drops_the_clients_state_is_a_warning_naming_the_keys() -> None:
     result = one(state_dropped(), "state")
     assert result.verdict == "pass"
@@ -101,6 +112,16 @@ def test_a_run_under_an_invented_thread_id_is_a_warning_naming_the_id() -> None:
         warning.message
     )
     assert result.reason.endswith("(HTTP 200, 422, 422) (1 warning)")
+
+
+def test_an_input_echoed_into_a_schema_invalid_run_started_fails() -> None:
+    result = one(echoes_input(), "bad-request")
+    assert result.verdict == "fail"
+    assert [f.rule for f in result.errors] == ["bad-request/refused", "bad-request/refused"]
+    without, wrong = (f.message for f in result.errors)
+    assert without.startswith("a RunAgentInput without threadId: HTTP 200 with an invalid stream")
+    assert "SCHEMA-004 RUN_STARTED: threadId: Field required" in without
+    assert "threadId: Input should be a valid string" in wrong
 
 
 @pytest.mark.parametrize(("kind", "media"), [("json", "application/json"), ("html", "text/html")])
