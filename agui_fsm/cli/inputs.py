@@ -1,5 +1,6 @@
 """Where a command's events come from: a file, stdin or a live endpoint (``--url`` with
-``--body`` and ``--header``), with the options ``validate`` and ``inspect`` share."""
+``--body`` and ``--header``), the RunAgentInput they ran on (``--input``, or the ``--body``
+POSTed), with the options ``validate`` and ``inspect`` share."""
 
 from __future__ import annotations
 
@@ -33,8 +34,11 @@ def failing(command: str) -> Callable[[str], NoReturn]:
     return fail
 
 
-def load_body(path: Path | None, fail: Callable[[str], NoReturn]) -> dict | None:
-    """The ``--body`` file: a RunAgentInput, checked by the ag-ui-protocol model."""
+def load_body(
+    path: Path | None, fail: Callable[[str], NoReturn], option: str = "--body"
+) -> dict | None:
+    """The ``--body`` (or ``--input``) file: a RunAgentInput, checked by the ag-ui-protocol
+    model."""
     if path is None:
         return None
     from ag_ui.core import RunAgentInput
@@ -46,12 +50,12 @@ def load_body(path: Path | None, fail: Callable[[str], NoReturn]) -> dict | None
         body = jsonwire.loads(path.read_bytes())
         RunAgentInput.model_validate(body)
     except OSError as exc:
-        fail(f"cannot read --body {path}: {exc.strerror or exc}")
+        fail(f"cannot read {option} {path}: {exc.strerror or exc}")
     except jsonwire.JsonProblem as exc:
-        fail(f"--body {path} is not a RunAgentInput: {exc.message}")
+        fail(f"{option} {path} is not a RunAgentInput: {exc.message}")
     except ValueError as exc:  # pydantic
         detail = exc.errors()[0] if isinstance(exc, ValidationError) else exc
-        fail(f"--body {path} is not a RunAgentInput: {detail}")
+        fail(f"{option} {path} is not a RunAgentInput: {detail}")
     return body
 
 
@@ -66,15 +70,22 @@ def parse_headers(values: tuple[str, ...]) -> dict[str, str]:
 
 
 def source_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--url``, ``--body``, ``--header``, ``--timeout``, ``--max-time``, ``--input-format``
-    and the limits (``--max-line-bytes``, ``--max-event-bytes``, ``--max-inflate-ratio``),
-    as :func:`open_source` takes them."""
+    """``--url``, ``--body``, ``--input``, ``--header``, ``--timeout``, ``--max-time``,
+    ``--input-format`` and the limits (``--max-line-bytes``, ``--max-event-bytes``,
+    ``--max-inflate-ratio``), as :func:`open_source` takes them."""
     options = [
         click.option("--url", help="A live AG-UI endpoint: POST a RunAgentInput, read its SSE."),
         click.option(
             "--body",
             type=click.Path(dir_okay=False, path_type=Path),
             help="RunAgentInput JSON to POST with --url (default: one user message).",
+        ),
+        click.option(
+            "--input",
+            "run_input",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="The RunAgentInput JSON the captured PATH ran on (its messages, state and "
+            "tools), for a run whose RUN_STARTED does not carry it.",
         ),
         click.option(
             "--header",
@@ -127,7 +138,8 @@ def source_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 @dataclass
 class Source:
-    """An open input: its name, its frames, the stream to close, what was POSTed."""
+    """An open input: its name, its frames, the stream to close, the RunAgentInput it ran on
+    (what was POSTed, or ``--input``)."""
 
     name: str
     frames: Iterable[Frame]
@@ -153,10 +165,12 @@ def open_source(
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     max_inflate_ratio: float = DEFAULT_MAX_INFLATE_RATIO,
     stream: BinaryIO | None = None,
+    run_input: Path | None = None,
 ) -> Source:
     """The frames of PATH, '-' (stdin) or ``--url``; the caller checked that exactly one
-    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`. ``stream``:
-    PATH or stdin opened already (read from where it stands)."""
+    was given. The endpoint is POSTed ``--body`` or :func:`default_run_input`; a PATH's
+    input is ``run_input`` (``--input``), when given. ``stream``: PATH or stdin opened
+    already (read from where it stands)."""
     limits = ReadLimits(max_line_bytes, max_event_bytes, max_inflate_ratio)
     if url is not None:
         from agui_fsm.http.exchange import check_url
@@ -176,12 +190,29 @@ def open_source(
             limits=limits,
         )
         return Source(url, frames, run_input=payload)
+    given = load_body(run_input, fail, "--input")
     if source == "-":
         stream = stream or sys.stdin.buffer
-        return Source("<stdin>", read(stream, input_format, max_line_bytes, limits), stream)
+        return Source("<stdin>", read(stream, input_format, max_line_bytes, limits), stream, given)
     try:
         # closed by Source.close, after streaming
         stream = stream or open(source, "rb")  # noqa: SIM115
     except OSError as exc:
         fail(f"cannot read {source}: {exc.strerror or exc}")
-    return Source(source, read(stream, input_format, max_line_bytes, limits), stream)
+    return Source(source, read(stream, input_format, max_line_bytes, limits), stream, given)
+
+
+def check_source_options(
+    url: str | None,
+    body: Path | None,
+    headers: tuple[str, ...],
+    run_input: Path | None,
+    max_time: float | None = None,
+) -> None:
+    """Usage errors of the source options that go together."""
+    if url is None and (body is not None or headers):
+        raise click.UsageError("--body and --header go with --url")
+    if url is None and max_time is not None:
+        raise click.UsageError("--max-time goes with --url")
+    if url is not None and run_input is not None:
+        raise click.UsageError("--input goes with PATH or '-' (with --url, --body is the input)")

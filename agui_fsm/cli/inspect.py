@@ -14,7 +14,7 @@ from typing import BinaryIO
 import click
 
 from agui_fsm.cli.config import rule_levels, settings_for
-from agui_fsm.cli.inputs import failing, open_source, source_options
+from agui_fsm.cli.inputs import check_source_options, failing, open_source, source_options
 from agui_fsm.conformance.sources import SourceError, peek
 from agui_fsm.errors import UsageError
 from agui_fsm.inspector.record import DEFAULT_MAX_ROWS
@@ -86,6 +86,7 @@ def inspect(
     source: str | None,
     url: str | None,
     body: Path | None,
+    run_input: Path | None,
     headers: tuple[str, ...],
     timeout: float,
     max_time: float | None,
@@ -115,10 +116,7 @@ def inspect(
 
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
-    if url is None and (body is not None or headers):
-        raise click.UsageError("--body and --header go with --url")
-    if url is None and max_time is not None:
-        raise click.UsageError("--max-time goes with --url")
+    check_source_options(url, body, headers, run_input, max_time)
     try:
         settings = settings_for(config)
     except UsageError as exc:
@@ -152,6 +150,7 @@ def inspect(
             max_event_bytes=max_event_bytes,
             max_inflate_ratio=max_inflate_ratio,
             stream=stream,
+            run_input=run_input,
         )
         try:
             recording = record_trace(

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from agui_fsm.cli.config import Settings, rule_levels, settings_for
-from agui_fsm.cli.inputs import failing, open_source, source_options
+from agui_fsm.cli.inputs import check_source_options, failing, open_source, source_options
 from agui_fsm.cli.options import jobs_option
 from agui_fsm.cli.progress import Progress, for_terminal
 from agui_fsm.cli.reports import config_option, format_option, output_option, parse_outputs
@@ -84,6 +84,7 @@ def validate(
     source: str | None,
     url: str | None,
     body: Path | None,
+    run_input: Path | None,
     headers: tuple[str, ...],
     timeout: float,
     max_time: float | None,
@@ -103,17 +104,16 @@ def validate(
     """Check that an AG-UI event stream is valid, and report every violation.
 
     PATH is a JSON Lines file, a JSON array of events or a captured SSE stream; '-' reads
-    stdin. A DIR (its .jsonl, .ndjson, .json and .sse files) or a GLOB validates each file
-    on its own, in --jobs processes, with one report per file and a summary. Each violation
+    stdin. --input names the RunAgentInput a capture ran on (a run that continues a thread:
+    its earlier tool calls, its state, its tools). A DIR (its .jsonl, .ndjson, .json and
+    .sse files) or a GLOB validates each file on its own, in --jobs processes, with one
+    report per file and a summary. Each violation
     carries a rule id (see `agui-fsm rules`), the event's index and line, and what to
     change. Settings also come from [tool.agui-fsm] in pyproject.toml.
     """
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
-    if url is None and (body is not None or headers):
-        raise click.UsageError("--body and --header go with --url")
-    if url is None and max_time is not None:
-        raise click.UsageError("--max-time goes with --url")
+    check_source_options(url, body, headers, run_input, max_time)
     files = parse_outputs(outputs)
     settings = _settings(config)
     levels = {**settings.rules, **rule_levels(levels_given)}
@@ -122,6 +122,8 @@ def validate(
     if source not in (None, "-") and is_many(source):
         from agui_fsm.conformance import batch
 
+        if run_input is not None:
+            raise click.UsageError("--input is the input of one capture: give a single PATH")
         if fmt == "sarif" or files:
             raise click.UsageError(
                 "a directory or glob prints one text, json or junit document: --format sarif "
@@ -154,13 +156,14 @@ def validate(
         max_time=max_time,
         max_event_bytes=max_event_bytes,
         max_inflate_ratio=max_inflate_ratio,
+        run_input=run_input,
     )
     name, frames, stream = opened.name, opened.frames, opened.stream
     progress = for_terminal(sys.stderr, stream) if fmt == "text" else None
     if progress is not None:
         frames = progress.track(frames)
     out = _Stdout(progress)
-    validator = Validator(levels)
+    validator = Validator(levels, run_input=opened.run_input)
     live = fmt == "text" and not group
 
     def show(violation) -> None:

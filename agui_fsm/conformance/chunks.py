@@ -196,7 +196,9 @@ class ChunkLanes:
                 "CHUNK-001", f"the first TOOL_CALL_CHUNK of a tool call needs a {missing}"
             )
             return
-        synthetic = self.tools.open_chunk(ev.tool_call_id, ev.parent_message_id, ev.subagent_run_id)
+        synthetic = self.tools.open_chunk(
+            ev.tool_call_id, ev.parent_message_id, ev.subagent_run_id, ev.tool_call_name
+        )
         self.open(
             lane,
             "tool",

@@ -49,7 +49,12 @@ class Messages:
         answered = history(self.ctx, messages, check=authoritative)
         self.owners.seed(messages, authoritative=authoritative)
         self.text.known.update(m.id for m in messages)
-        self.tools.import_calls(answered, authoritative=authoritative)
+        names = {
+            call.id: call.function.name
+            for m in messages
+            for call in getattr(m, "tool_calls", None) or ()
+        }
+        self.tools.import_calls(answered, authoritative=authoritative, names=names)
         self.state.seed_activities(messages)
 
     def snapshot(self, ev: Any, report: Report) -> None:

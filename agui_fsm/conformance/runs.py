@@ -46,6 +46,7 @@ class Runs:
         "ctx",
         "cut_short",
         "implicit",
+        "inputs",
         "interrupted",
         "interrupts",
         "lanes",
@@ -102,6 +103,9 @@ class Runs:
         self.run_ids: tuple[str | None, str | None] = (None, None)
         self.interrupted = False
         self.cut_short = False  # reading stopped early (a broken connection, a limit)
+        # Given inputs (Validator(run_input=...), next_input), each taken by the next run
+        # whose RUN_STARTED carries none; and how many runs have begun.
+        self.inputs: list[Any] = []
 
     def quiet(self) -> bool:
         """Inside a running run, with no *_CHUNK stream pending and no transition trace
@@ -129,6 +133,8 @@ class Runs:
         if not self.seen_first:
             self.seen_first = True
             self.implicit = True
+            if self.inputs:
+                self._take_input(self.inputs.pop(0), given=True)
             if kind == "RUN_ERROR":
                 ctx.emit("RUN-002", "the stream opens with RUN_ERROR; start runs with RUN_STARTED")
             else:
@@ -192,13 +198,24 @@ class Runs:
             self.owners.clear()
             self.streamed.reset_run()
         run_input = getattr(ev, "input", None)
-        if run_input is None:  # the commonest start (a struct never has one)
+        if run_input is not None:
+            self._take_input(run_input, given=False)
+        elif self.inputs:
+            self._take_input(self.inputs.pop(0), given=True)
+        else:  # the commonest start (a struct never has an input)
+            self.tools.declared = None
             self.state.reset_run()
             self.interrupts.run_started(None)
-            return
+
+    def _take_input(self, run_input: Any, *, given: bool) -> None:
+        """What the run starts from: the messages, state and tools of its RunAgentInput.
+        A given input's resume answers interrupts of the thread's earlier runs, which the
+        stream holds only when the validator read them (else they go unchecked)."""
         has_state = run_input.state is not None
         self.state.reset_run(run_input.state if has_state else None, has_state)
-        self.interrupts.run_started(run_input)
+        self.tools.declared = frozenset(t.name for t in run_input.tools or ())
+        unseen = given and not self.interrupts.pending and self.tools.run <= 1
+        self.interrupts.run_started(None if unseen else run_input)
         if run_input.messages:
             self.messages.run_input(run_input.messages)
 
@@ -262,6 +279,8 @@ class Runs:
                     ):
                         return False
         outcome = getattr(ev, "outcome", None)  # a struct has none: the fast path's is shorter
+        if self.tools.declared is not None and not self._undeclared_checked(outcome, report):
+            return False
         if outcome is None:
             self.settle()
         else:
@@ -276,6 +295,31 @@ class Runs:
         if ACTIVE_TRACES:
             self.lc.record("RUN_FINISHED", step.transition)
         self.lc.state = step.dest
+        return True
+
+    def _undeclared_checked(self, outcome: Any, report: Report) -> bool:
+        """TOOL-013: a call of a tool the run's input does not declare, which the run leaves
+        without a result and no interrupt of ``outcome`` gates."""
+        tools = self.tools
+        declared = tools.declared or frozenset()
+        gated = {
+            i.tool_call_id
+            for i in getattr(outcome, "interrupts", None) or ()
+            if getattr(outcome, "type", None) == "interrupt"
+        }
+        for tid in tools.unresolved_this_run():
+            call = tools.calls[tid]
+            name = call.name
+            if not call.streamed or name is None or name in declared or tid in gated:
+                continue
+            if not report(
+                "TOOL-013",
+                f"the run ends leaving tool call {tid!r} of {name!r} without a result, and the "
+                "run input declares no such tool, so the client will not run it: send its "
+                "TOOL_CALL_RESULT, or, to ask the user first, end the run with an interrupt "
+                "outcome naming the call",
+            ):
+                return False
         return True
 
     def _left_open(self) -> bool:

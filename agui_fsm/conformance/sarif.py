@@ -1,7 +1,8 @@
 """The report as a SARIF 2.1.0 log, for code scanning (``agui-fsm validate --format sarif``).
 
-One run, one tool (``agui-fsm``) whose driver lists the whole catalogue (so ``ruleIndex`` is
-stable across reports), one result per violation. Each rule carries its whole documentation
+One run, one tool (``agui-fsm``) whose driver lists the rules the report names, in catalogue
+order (a log of three results stays a few kilobytes; the whole catalogue, ``agui-fsm rules
+--export``, is another file), one result per violation. Each rule carries its whole documentation
 (``help.text`` and ``help.markdown``), so a code-scanning page shows it with no address to
 follow; ``helpUri`` is added only where the project publishes the rule reference
 (``docs-url``). A result's location is the input line when there is one; the event index and
@@ -12,6 +13,7 @@ pieces (:func:`descriptor`, :func:`sarif_result`, :func:`sarif_document`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -26,7 +28,13 @@ if TYPE_CHECKING:
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-_INDEX = {rule_id: i for i, rule_id in enumerate(RULES)}
+
+
+def reported(rule_ids: Iterable[str], order: Iterable[str]) -> list[str]:
+    """The ids of ``rule_ids`` once each, in the order of ``order`` (the catalogue's), the
+    rules a log's driver lists."""
+    named = set(rule_ids)
+    return [rule_id for rule_id in order if rule_id in named]
 
 
 def _version() -> str:
@@ -126,13 +134,15 @@ def sarif_log(name: str, report: Report, *, docs_url: str | None = None) -> dict
         end = violation.event_type is None and violation.index >= report.events
         return "end of stream" if end else f"event {violation.index}"
 
-    results = [sarif_result(name, v, _INDEX[v.rule], location(v)) for v in report.violations]
+    listed = reported((v.rule for v in report.violations), RULES)
+    index = {rule_id: i for i, rule_id in enumerate(listed)}
+    results = [sarif_result(name, v, index[v.rule], location(v)) for v in report.violations]
     properties = {
         "events": report.events,
         "valid": report.valid,
         "stoppedEarly": report.stopped_early,
     }
-    descriptors = [rule_descriptor(rule, docs_url) for rule in RULES.values()]
+    descriptors = [rule_descriptor(RULES[rule_id], docs_url) for rule_id in listed]
     return sarif_document(name, descriptors, results, properties)
 
 

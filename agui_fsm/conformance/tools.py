@@ -10,6 +10,7 @@ step plan, then takes the step (see :mod:`~agui_fsm.conformance.context`).
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from agui_fsm import jsonwire
@@ -48,8 +49,17 @@ for _plans in _ARGS.values():
 
 MAX_CARRIED_TOOL_CALLS = 10_000
 """Unresolved tool calls kept across run boundaries for cross-run results; beyond it the
-oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded.
-For TOOL-012 the ids of the previous run's finished calls are kept too, one run back only."""
+oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded."""
+
+MAX_ANSWERED_TOOL_CALLS = 4_096
+"""Answered tool calls of earlier runs kept (about 200 bytes each: 1 MB at most, as a
+quarter more are kept before the oldest go together), so that a second result in a later run
+is TOOL-009 and a reused id TOOL-012; beyond it the oldest are forgotten (a thread of more
+calls than that is rare), so memory stays bounded."""
+
+BY_BACKEND, BY_SNAPSHOT, BY_INPUT = "the backend", "a MESSAGES_SNAPSHOT", "the run input"
+"""Who answered a call (:attr:`ToolCall.answered`): a TOOL_CALL_RESULT, a snapshot's tool
+message, a tool message of RUN_STARTED's (or the seeded) input."""
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -62,17 +72,26 @@ arguments are not kept (nor checked), so memory stays bounded."""
 
 
 class ToolCall:
-    """One toolCallId; ``bracket`` (streamed by a START or CHUNK) is False for an import."""
+    """One toolCallId; ``bracket`` (streamed by a START or CHUNK) is False for an import.
+    ``answered`` is who gave its result and in which run (0-based), once one did."""
 
-    __slots__ = ("args", "args_size", "bracket", "lc", "run", "streamed")
+    __slots__ = ("answered", "args", "args_size", "bracket", "lc", "name", "run", "streamed")
 
-    def __init__(self, lc: Lifecycle, run: int, bracket: bool = False) -> None:
+    def __init__(
+        self, lc: Lifecycle, run: int, bracket: bool = False, name: str | None = None
+    ) -> None:
         self.lc = lc
         self.run = run
         self.bracket = bracket
         self.streamed = bracket
+        self.name = name
+        self.answered: tuple[str, int] | None = None
         self.args: list[str] | None = [] if bracket else None
         self.args_size = 0
+
+    def answer(self) -> str:
+        """Who answered the call and in which run, for a message."""
+        return answer_text(self.answered, self.lc.state)
 
     def add_args(self, delta: str | None) -> None:
         """Keep a streamed piece of the arguments, up to ``MAX_ARGS_BYTES`` in all."""
@@ -84,10 +103,58 @@ class ToolCall:
                 self.args.append(delta)
 
 
-class ToolCalls:
-    """TOOL_CALL_* and results per toolCallId (tool_call table), across runs."""
+AnsweredCall = tuple
+"""What is kept of a call an earlier run answered (its lifecycle is over): ``(name, run,
+state, streamed, by, answered_in)``, a tuple of scalars, which costs a run boundary one
+tuple and the garbage collector nothing (it stops tracking such tuples)."""
 
-    __slots__ = ("calls", "ctx", "earlier", "known_messages", "owners", "record", "run", "touched")
+
+def answered_call(call: ToolCall) -> AnsweredCall:
+    by, answered_in = call.answered or (None, None)
+    return (call.name, call.run, call.lc.state, call.streamed, by, answered_in)
+
+
+def answered_text(done: AnsweredCall) -> str:
+    """Who answered the call ``done`` and in which run, for a message."""
+    by = done[4]
+    return answer_text(None if by is None else (by, done[5]), done[2])
+
+
+_BY = {
+    BY_BACKEND: "the backend's TOOL_CALL_RESULT",
+    BY_SNAPSHOT: "a tool message of a MESSAGES_SNAPSHOT",
+    BY_INPUT: "a tool message of the run input",
+}
+
+
+def answer_text(answered: tuple[str, int] | None, state: str) -> str:
+    """``the backend's TOOL_CALL_RESULT in run 0``; the state when no one answered."""
+    if answered is None:
+        return f"it is {state}"
+    by, run = answered
+    return f"{_BY[by]} in run {run}"
+
+
+class ToolCalls:
+    """TOOL_CALL_* and results per toolCallId (tool_call table), across runs.
+
+    ``calls`` holds this run's calls and the unanswered ones of earlier runs; ``answered``
+    the calls earlier runs answered, so that the thread's every call is known: a result in
+    a later run for an open call is valid, a second result is TOOL-009. ``declared`` is the
+    set of tool names the run's input declares, when the input is known (TOOL-013)."""
+
+    __slots__ = (
+        "answered",
+        "calls",
+        "ctx",
+        "declared",
+        "known_messages",
+        "number",
+        "owners",
+        "record",
+        "run",
+        "touched",
+    )
 
     def __init__(
         self, ctx: Ctx, owners: Owners, known_messages: set[str], record: Streamed
@@ -97,8 +164,10 @@ class ToolCalls:
         self.known_messages = known_messages
         self.record = record
         self.calls: dict[str, ToolCall] = {}
-        self.earlier: frozenset[str] = frozenset()  # the previous run's finished calls
+        self.answered: dict[str, AnsweredCall] = {}
+        self.declared: frozenset[str] | None = None
         self.run = 0
+        self.number = 0  # the run, 0-based (the first RUN_STARTED makes ``run`` 1)
         # The calls this run opened or changed. A call carried from an earlier run that
         # nothing touched is still as the last run boundary left it, so run boundaries
         # visit only these: their cost does not grow with the carried calls.
@@ -112,23 +181,36 @@ class ToolCalls:
                 yield tid, call
 
     def reset_run(self) -> None:
-        """A new run: resolved calls are done; unresolved ones wait for a cross-run result."""
+        """A new run: answered calls move to :attr:`answered`; unanswered ones wait for a
+        cross-run result."""
         self.run += 1
-        calls = self.calls
-        done = [
-            tid
-            for tid in self.touched
-            if (call := calls.get(tid)) is not None and call.lc.state in _TERMINAL
-        ]
-        for tid in done:
-            del calls[tid]
-        self.earlier = frozenset(done)
+        self.number = self.run - 1
+        calls, answered = self.calls, self.answered
+        for tid in self.touched:
+            call = calls.get(tid)
+            if call is not None and call.lc.state in _TERMINAL:
+                del calls[tid]
+                answered.pop(tid, None)  # a reused id moves to the end
+                answered[tid] = answered_call(call)
         self.touched.clear()
-        for _ in range(len(self.calls) - MAX_CARRIED_TOOL_CALLS):
-            del self.calls[next(iter(self.calls))]
+        self.declared = None
+        for _ in range(len(calls) - MAX_CARRIED_TOOL_CALLS):
+            del calls[next(iter(calls))]
+        if len(answered) > MAX_ANSWERED_TOOL_CALLS + MAX_ANSWERED_TOOL_CALLS // 4:
+            # The oldest go in one rebuild: deleting them one a run from the front of the
+            # dict would make each deletion walk the holes the earlier ones left.
+            self.answered = dict(
+                islice(answered.items(), len(answered) - MAX_ANSWERED_TOOL_CALLS, None)
+            )
 
     def _open(
-        self, tid: str, parent: str | None, tag: str | None, trigger: str, report: Report
+        self,
+        tid: str,
+        parent: str | None,
+        tag: str | None,
+        trigger: str,
+        report: Report,
+        name: str | None = None,
     ) -> bool:
         owners, calls = self.owners, self.calls
         # verifyEvents 1.0.0: a tool call belongs to the message that carries it.
@@ -172,6 +254,7 @@ class ToolCalls:
         ):
             return False
         old = calls.get(tid)
+        done = self.answered.get(tid) if old is None else None
         if old is not None and old.streamed and old.run == self.run:
             if not report(
                 "TOOL-002",
@@ -179,8 +262,9 @@ class ToolCalls:
                 f"is {old.lc.state}; give every call a fresh id",
             ):
                 return False
-        elif old is not None or tid in self.earlier:
-            where = "an earlier run" if old is None or old.streamed else "the thread's history"
+        elif old is not None or done is not None:
+            streamed = old.streamed if old is not None else done[3]  # type: ignore[index]
+            where = "an earlier run" if streamed else "the thread's history"
             state = f" (still {old.lc.state})" if old is not None else ""
             if not report(
                 "TOOL-012",
@@ -192,12 +276,14 @@ class ToolCalls:
             owners.tool_call[tid] = owners.of_new_call(tag, inherited)
         if old is not None:
             del calls[tid]  # a reused id moves to the end of the record
+        elif done is not None:
+            del self.answered[tid]  # the new call takes the id
         step = _STARTS[trigger][_NEW]
         lc = Lifecycle(TOOL, tid, _NEW)
         if ACTIVE_TRACES:
             lc.record(trigger, step.transition)
         lc.state = step.dest
-        calls[tid] = ToolCall(lc, self.run, bracket=True)
+        calls[tid] = ToolCall(lc, self.run, bracket=True, name=name)
         self.touched[tid] = None
         return True
 
@@ -211,7 +297,14 @@ class ToolCalls:
                 "TOOL_CALL_END before starting it again",
             )
             return False
-        return self._open(tid, ev.parent_message_id, ev.subagent_run_id, "TOOL_CALL_START", report)
+        return self._open(
+            tid,
+            ev.parent_message_id,
+            ev.subagent_run_id,
+            "TOOL_CALL_START",
+            report,
+            ev.tool_call_name,
+        )
 
     def _open_one(
         self, tid: str, tag: str | None, rule: str, plans: dict, report: Report
@@ -295,11 +388,24 @@ class ToolCalls:
             return False
         call = self.calls.get(tid)
         if call is None:
-            if report(
-                "TOOL-007",
-                f"TOOL_CALL_RESULT names tool call {tid!r}, which no "
-                "TOOL_CALL_START, snapshot or run input introduced",
-            ):
+            done = self.answered.get(tid)
+            if done is not None:
+                rule, text = (
+                    "TOOL-009",
+                    (
+                        f"tool call {tid!r} already has a result ({answered_text(done)}); send one "
+                        "TOOL_CALL_RESULT per call"
+                    ),
+                )
+            else:
+                rule, text = (
+                    "TOOL-007",
+                    (
+                        f"TOOL_CALL_RESULT names tool call {tid!r}, which no "
+                        "TOOL_CALL_START, snapshot or run input introduced"
+                    ),
+                )
+            if report(rule, text):
                 self.owners.message[mid] = ev.subagent_run_id
                 self.known_messages.add(mid)
             return False
@@ -312,8 +418,8 @@ class ToolCalls:
         step = _RESULTS.get(call.lc.state)
         if step is None and not report(
             "TOOL-009",
-            f"tool call {tid!r} already has a result "
-            f"({call.lc.state}); send one TOOL_CALL_RESULT per call",
+            f"tool call {tid!r} already has a result ({call.answer()}); send one "
+            "TOOL_CALL_RESULT per call",
         ):
             return False
         self.owners.message[mid] = ev.subagent_run_id
@@ -323,10 +429,13 @@ class ToolCalls:
             if ACTIVE_TRACES:
                 call.lc.record("TOOL_CALL_RESULT", step.transition)
             call.lc.state = step.dest
+            call.answered = (BY_BACKEND, self.number)
         return True
 
     # --- chunks --------------------------------------------------------------------------
-    def open_chunk(self, tid: str, parent: str | None, tag: str | None) -> bool:
+    def open_chunk(
+        self, tid: str, parent: str | None, tag: str | None, name: str | None = None
+    ) -> bool:
         call = self.calls.get(tid)
         if call is not None and call.bracket and call.lc.state not in _FIRST_CHUNKS[call.bracket]:
             self.ctx.emit(
@@ -336,7 +445,7 @@ class ToolCalls:
                 "second time. Use one form per call",
             )
             return False
-        self._open(tid, parent, tag, "TOOL_CALL_CHUNK", self.ctx.report)
+        self._open(tid, parent, tag, "TOOL_CALL_CHUNK", self.ctx.report, name)
         return True
 
     def chunk(self, tid: str, delta: str | None) -> None:
@@ -376,9 +485,14 @@ class ToolCalls:
             if step is not None:
                 call.lc.follow("run_settled", step)
 
-    def import_calls(self, answered: dict[str, bool], *, authoritative: bool) -> None:
-        """Tool calls of replayed history (import_snapshot): resolved when answered there."""
+    def import_calls(
+        self, answered: dict[str, bool], *, authoritative: bool, names: dict[str, str]
+    ) -> None:
+        """Tool calls of replayed history (import_snapshot): resolved when answered there.
+        A call an earlier run answered stays as it was."""
         for tid, answer in answered.items():
+            if tid in self.answered:
+                continue
             call = self.calls.get(tid)
             if call is not None and (
                 call.bracket
@@ -388,9 +502,11 @@ class ToolCalls:
                 or call.lc.state == "resolved"
             ):
                 continue
-            call = self.calls[tid] = ToolCall(Lifecycle(TOOL, tid), self.run)
+            call = self.calls[tid] = ToolCall(Lifecycle(TOOL, tid), self.run, name=names.get(tid))
             self.touched[tid] = None
             call.lc.take("import_snapshot", _IMPORTED[answer])
+            if answer:
+                call.answered = (BY_SNAPSHOT if authoritative else BY_INPUT, self.number)
 
     def gate(self, tid: str) -> str | None:
         """An interrupt names the call: None when it now awaits approval, else why not."""

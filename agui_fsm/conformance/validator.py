@@ -93,7 +93,13 @@ class Validator:
         "_handlers",
     )
 
-    def __init__(self, rules: Mapping[str, Level] | None = None, *, state: bool = True) -> None:
+    def __init__(
+        self,
+        rules: Mapping[str, Level] | None = None,
+        *,
+        run_input: Mapping[str, Any] | BaseModel | None = None,
+        state: bool = True,
+    ) -> None:
         ctx = self._ctx = Ctx(rules)
         owners = Owners()
         streamed = Streamed()
@@ -153,6 +159,8 @@ class Validator:
         self._events = 0
         self._finished = False
         self._violations: list[Violation] = []
+        if run_input is not None:
+            self.next_input(run_input)
         self._handlers = {
             "TEXT_MESSAGE_START": t.start,
             "TEXT_MESSAGE_CONTENT": t.content,
@@ -189,6 +197,26 @@ class Validator:
     def events(self) -> int:
         """Event positions seen so far (malformed ones included)."""
         return self._events
+
+    def next_input(self, run_input: Mapping[str, Any] | BaseModel) -> None:
+        """The RunAgentInput the next run ran on (taken by the next RUN_STARTED that carries
+        no ``input`` of its own): a client that records each run's request gives it before
+        the run's events. Raises :class:`~agui_fsm.errors.UsageError` for what is not a
+        RunAgentInput."""
+        self._check_open("next_input")
+        self._runs.inputs.append(as_run_input(run_input))
+
+    def tool_calls(self) -> dict[str, dict[str, Any]]:
+        """Every tool call of the thread so far, open or answered: ``{toolCallId: {"name",
+        "state", "run", "answered_by", "answered_in"}}`` (runs 0-based; ``answered_by`` is
+        ``"the backend"``, ``"a MESSAGES_SNAPSHOT"`` or ``"the run input"``, or None)."""
+        tools = self._tools
+        found = {}
+        for tid, (name, run, state, _, by, answered_in) in tools.answered.items():
+            found[tid] = _call_dict(name, state, run, None if by is None else (by, answered_in))
+        for tid, call in tools.calls.items():
+            found[tid] = _call_dict(call.name, call.lc.state, call.run, call.answered)
+        return found
 
     def feed(
         self, event: Mapping[str, Any] | BaseEvent | str | bytes, *, line: int | None = None
@@ -390,6 +418,17 @@ class Validator:
             handler(ev, self._ctx.report)
 
 
+def _call_dict(name: Any, state: str, run: int, answered: tuple[str, int] | None) -> dict:
+    by, answered_in = answered or (None, None)
+    return {
+        "name": name,
+        "state": state,
+        "run": max(run - 1, 0),
+        "answered_by": by,
+        "answered_in": answered_in,
+    }
+
+
 def _runner(
     runs: Runs, delta_runs: dict[type, Take], handlers: dict[type, Any], in_place: Any
 ) -> Take:
@@ -472,20 +511,39 @@ def _model_lane(
 VALIDATOR.check((RUN, TEXT_MESSAGE, REASONING_MESSAGE, TOOL_CALL, STEP, INTERRUPT))
 
 
+def as_run_input(run_input: Mapping[str, Any] | BaseModel) -> Any:
+    """``run_input`` as an ``ag_ui.core.RunAgentInput``; a caller's
+    :class:`~agui_fsm.errors.UsageError` when it is not one."""
+    from ag_ui.core import RunAgentInput
+    from pydantic import ValidationError
+
+    if isinstance(run_input, RunAgentInput):
+        return run_input
+    try:
+        return RunAgentInput.model_validate(run_input)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "the input"
+        raise UsageError(f"run_input is not a RunAgentInput: {where}: {first['msg']}") from None
+
+
 def validate(
     events: Iterable[Mapping[str, Any] | BaseEvent | str | bytes],
     *,
     fail_fast: bool = False,
     rules: Mapping[str, Level] | None = None,
     fail_on: str = "error",
+    run_input: Mapping[str, Any] | BaseModel | None = None,
 ) -> Report:
     """Validate a whole stream of AG-UI events (wire dicts, JSON texts or ag_ui.core models).
 
     ``rules`` overrides severities (``{"TOOL-010": "off"}``). With ``fail_fast`` it stops at
     the first violation that ``fail_on`` (``error`` or ``warning``) counts as failing, skips
-    the end-of-stream checks and marks the report ``stopped_early``.
+    the end-of-stream checks and marks the report ``stopped_early``. ``run_input`` is the
+    RunAgentInput the first run ran on, when its RUN_STARTED does not carry it (a capture
+    of a run that continues a thread: see :class:`Validator`).
     """
-    validator = Validator(rules)
+    validator = Validator(rules, run_input=run_input)
     for event in events:
         found = validator.feed(event)
         if fail_fast and validator.fails(found, fail_on):

@@ -240,7 +240,8 @@ def record_trace(
     The validator checks every frame (``levels`` sets rule severities, as ``validate
     --rule`` does); the first ``max_rows`` event positions become rows, and the runtime
     reads them as the response to one run. ``run_input`` (the RunAgentInput a live endpoint
-    was sent) gives the thread its messages before the run. ``observe(row, runtime)`` is
+    was sent, or the one a capture ran on) gives the thread its messages before the run, and
+    the validator the run's input. ``observe(row, runtime)`` is
     called as each row closes (the tests compare the recorded thread with the runtime's).
     """
     kept: list[Frame] = []
@@ -255,7 +256,7 @@ def record_trace(
                 total += 1
             yield frame
 
-    report = check(keep(frames), validator=Validator(levels))
+    report = check(keep(frames), validator=Validator(levels, run_input=run_input))
     rows = []
     for position, frame in enumerate(kept):
         event, text = _decoded(frame)

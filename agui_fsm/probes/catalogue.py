@@ -40,6 +40,16 @@ ECHO_TOOL_DEFINITION: Mapping[str, Any] = MappingProxyType(
 )
 CALL_THE_TOOL = f'Call the tool {ECHO_TOOL} with {{"x": 1}}'
 
+APPROVAL_ANSWERS: Mapping[str, Any] = MappingProxyType(
+    {
+        "adk_request_confirmation": {"confirmed": True},  # ADK's ToolConfirmation
+        "confirm_changes": {"accepted": True},  # the CopilotKit-style review dialog
+    }
+)
+"""How a client written for the backend answers a call that asks for approval, by the
+tool's name; a call of any other asking tool is answered with interrupt-resume's
+``payload``."""
+
 
 @dataclass(frozen=True, slots=True)
 class Requirement:
@@ -68,8 +78,8 @@ class Requirement:
         return f"**`{self.id}`: {self.title}.** {self.explanation}"
 
 
-def _requirement(id: str, title: str, explanation: str) -> Requirement:
-    return Requirement(id, title, " ".join(explanation.split()))
+def _requirement(id: str, title: str, explanation: str, severity: str = "error") -> Requirement:
+    return Requirement(id, title, " ".join(explanation.split()), severity)
 
 
 ANSWERED = _requirement(
@@ -89,14 +99,21 @@ STREAM_VALID = _requirement(
 
 @dataclass(frozen=True, slots=True)
 class ProbeSpec:
-    """One probe: what it sends, what it requires, and its options with their defaults."""
+    """One probe: what it sends, what it requires, what it can observe and what earns it a
+    pass (the evidence its verdict rests on), and its options with their defaults."""
 
     name: str
     sends: str
     requires: tuple[Requirement, ...]
+    observes: str
+    earns_pass: str
     options: Mapping[str, Any] = field(default_factory=dict)
     over_http: bool = False
     """The probe needs an HTTP endpoint (it sends bytes no agent object could take)."""
+
+    def __post_init__(self) -> None:
+        if not (self.observes.strip() and self.earns_pass.strip()):
+            raise ValueError(f"probe {self.name} says what it observes and what earns a pass")
 
 
 _PROBES: tuple[ProbeSpec, ...] = (
@@ -113,6 +130,8 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 other ids put them in a thread nobody shows, or close another run.""",
             ),
         ),
+        "the run's stream and its RUN_STARTED's threadId and runId",
+        "a stream that ends in RUN_FINISHED, valid, whose RUN_STARTED names the request's ids",
         {"message": "Say hello."},
     ),
     ProbeSpec(
@@ -131,6 +150,10 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 the client attached to it.""",
             ),
         ),
+        "the MESSAGES_SNAPSHOTs of the run: which of the messages sent they keep, under which "
+        "ids (whether the model read the history is not visible in the events)",
+        "at least one MESSAGES_SNAPSHOT, keeping every message and tool call sent under its "
+        "id; without a snapshot the probe does not apply",
         {"message": "What did the tool return before?"},
     ),
     ProbeSpec(
@@ -159,6 +182,10 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 for again.""",
             ),
         ),
+        f"the call of {ECHO_TOOL} (a result for it from the backend, RUN_FINISHED's "
+        "outcome), and the run the client's result starts",
+        f"a call of {ECHO_TOOL} left to the client with an outcome it reads as waiting, and "
+        "a next run that finishes without asking for the call again",
         {"message": CALL_THE_TOOL},
     ),
     ProbeSpec(
@@ -169,12 +196,34 @@ _PROBES: tuple[ProbeSpec, ...] = (
             STREAM_VALID,
             _requirement(
                 "interrupt-resume/answered",
-                "An answered interrupt is not asked again",
-                """The run that carries the answer in `resume` must finish, or interrupt
-                anew with other ids: the same interrupt again leaves the user answering
-                forever.""",
+                "An answered approval is honoured, not asked again",
+                """The run that carries the answer (in `resume`, or as the result of the
+                call that asked) must finish, or interrupt anew with other ids: the same
+                interrupt or request again leaves the user answering forever, and a gated
+                tool reported with an empty result after the approval looks as if it ran
+                when it did not.""",
+            ),
+            _requirement(
+                "interrupt-resume/outcome",
+                "An approval is asked through an interrupt outcome",
+                """AG-UI 1.0 asks for an approval by ending the run with RUN_FINISHED
+                outcome `{"type": "interrupt", "interrupts": [{"id", "reason",
+                "toolCallId"}]}` and takes the answer from the next input's `resume`. An
+                agent that asks through a call of a tool the client never declared
+                (`adk_request_confirmation`, `confirm_changes`), a placeholder result for
+                the gated call, or a CUSTOM event works only with a client written for
+                it: any other client leaves the call unanswered and the message waiting.
+                A warning: the probe says what it saw, answers a call that asked as such
+                a client would, and judges the run after it.""",
+                "warning",
             ),
         ),
+        "the first run's ending (an interrupt outcome, or a call of an undeclared tool left "
+        "unanswered, a placeholder result, a CUSTOM event naming an interrupt or approval), "
+        "and the run that carries the answer",
+        "an approval asked (an interrupt outcome, or a call that asks, with a warning) and "
+        "answered, and a next run that finishes without asking again or reporting the gated "
+        "tool with an empty result; with no approval asked at all the probe does not apply",
         {
             "message": "Ask me for approval before you answer.",
             "payload": {"approved": True},
@@ -196,6 +245,9 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 error about a run still in progress).""",
             ),
         ),
+        "RUN_STARTED of the first run (then the client closes it), and the second run on the "
+        "same thread",
+        "a second run that ends in RUN_FINISHED within the timeout, valid",
         {"message": "Say hello.", "follow-up": "Say hello again.", "pause": 0.25},
     ),
     ProbeSpec(
@@ -216,7 +268,20 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 "A malformed request is answered within the timeout",
                 """A request the backend cannot read must not hold the connection open.""",
             ),
+            _requirement(
+                "bad-request/thread-id",
+                "A run without the client's threadId says whose id it runs under",
+                """AG-UI requires the client to send `threadId`; it does not require the
+                server to refuse a request without one. A server that runs it under an id
+                of its own making is tolerated, but the client learns the id only from
+                RUN_STARTED: a 422 saying the field is missing is the clearer answer.""",
+                "warning",
+            ),
         ),
+        "the HTTP status, content type and, for a 2xx event stream, the stream of each "
+        "malformed request",
+        "each request refused with a 4xx, or a valid stream ending in RUN_ERROR (the one "
+        "without threadId may also run under an id of the server's, with a warning)",
         over_http=True,
     ),
     ProbeSpec(
@@ -233,6 +298,9 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 to another.""",
             ),
         ),
+        "every event of both streams, searched for the other thread's thread, run and user "
+        "message ids",
+        "two streams, each ending in RUN_FINISHED, valid, neither naming the other's ids",
         {"message": "Say hello.", "other-message": "Say goodbye."},
     ),
     ProbeSpec(
@@ -248,7 +316,20 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 input: a delta written against another (the backend's own copy, a default)
                 fails to apply and the client's state diverges.""",
             ),
+            _requirement(
+                "state/kept",
+                "A STATE_SNAPSHOT keeps the client's keys",
+                """A STATE_SNAPSHOT replaces the client's whole state. One that leaves out
+                top-level keys the client sent drops them from the client (its own
+                settings, another agent's part of the state). Allowed, since the backend
+                owns the state it snapshots, hence a warning naming the keys.""",
+                "warning",
+            ),
         ),
+        "each STATE_DELTA (applied to the state the client sent, or the last snapshot) and "
+        "each STATE_SNAPSHOT (the keys it keeps of the client's)",
+        "at least one STATE_DELTA or STATE_SNAPSHOT, every delta applying; without either the "
+        "probe does not apply",
         {
             "message": "Say hello.",
             "state": {"agui_probe": {"counter": 1, "items": ["a"]}},
@@ -267,6 +348,10 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 show it twice or run the tool with what was never streamed.""",
             ),
         ),
+        "each MESSAGES_SNAPSHOT of the conversation, against the messages, reasoning and tool "
+        "calls streamed before it in its run",
+        "at least one MESSAGES_SNAPSHOT, agreeing with the stream; without one the probe does "
+        "not apply",
         {"message": "Say hello.", "tool-message": CALL_THE_TOOL},
     ),
 )

@@ -50,9 +50,10 @@ class _Recorder:
     run's input, events and violations in a :class:`RunRecord`.
 
     One validator reads the thread's runs one after the other, as a recording of the
-    conversation would be read (a TOOL_CALL_RESULT may answer a call of an earlier run); a
-    run cut short (the client closed it, or the transport failed) ends that reading, and
-    the next run starts a fresh one."""
+    conversation would be read (a TOOL_CALL_RESULT may answer a call of an earlier run),
+    each run with the input it was sent (``Validator.next_input``: the tools the client
+    declared, the messages it holds); a run cut short (the client closed it, or the
+    transport failed) ends that reading, and the next run starts a fresh one."""
 
     def __init__(self, agent: Any, runs: list[RunRecord], on_event: Callable | None) -> None:
         self.agent = agent
@@ -67,6 +68,7 @@ class _Recorder:
 
     async def _copy(self, record: RunRecord) -> AsyncIterator[Any]:
         validator = self.validator = self.validator or Validator()
+        validator.next_input(record.input)
         base = validator.events
         found: list[Violation] = []
         record.started = time.monotonic()
@@ -131,6 +133,14 @@ class Client:
 
     async def say(self, text: str) -> None:
         await self.act(self.runtime.append(text))
+
+    def results(self, run: int) -> dict[str, list[tuple[int, Any]]]:
+        """The TOOL_CALL_RESULTs of run ``run`` by toolCallId: (event index, content)."""
+        found: dict[str, list[tuple[int, Any]]] = {}
+        for index, event in enumerate(self.runs[run].events):
+            if event.get("type") == "TOOL_CALL_RESULT":
+                found.setdefault(event.get("toolCallId"), []).append((index, event.get("content")))
+        return found
 
     def tool_calls(self, runs: Iterable[RunRecord]) -> list[dict[str, Any]]:
         """The thread's tool-call parts started in ``runs`` (toolCallId, toolName, args,

@@ -20,14 +20,28 @@ END = "<!-- end of the generated probes -->"
 def _requirement(requirement: Requirement) -> str:
     return (
         f'- <a id="{requirement.anchor}"></a>`{requirement.id}`: '
-        f"**{requirement.title}.** {requirement.explanation}"
+        f"**{requirement.title}.** {requirement.explanation}{_level(requirement)}"
     )
 
 
+def _level(requirement: Requirement) -> str:
+    return " Its findings are warnings." if requirement.severity == "warning" else ""
+
+
+def evidence_table() -> list[str]:
+    """Each probe, what it can observe, and what earns it a pass (the evidence a pass
+    rests on; a probe that observes nothing that could fail does not apply)."""
+    lines = ["| probe | what it can observe | what earns a pass |", "|---|---|---|"]
+    lines += [f"| {p.name} | {p.observes} | {p.earns_pass} |" for p in PROBES.values()]
+    return lines
+
+
 def catalogue_markdown() -> str:
-    """The section: the requirements every conversation shares, then each probe."""
+    """The section: the evidence table, the requirements every conversation shares, then
+    each probe."""
     shared = _shared()
-    lines = [BEGIN, "", "Every probe that holds a conversation requires of each run:", ""]
+    lines = [BEGIN, "", *evidence_table(), ""]
+    lines += ["Every probe that holds a conversation requires of each run:", ""]
     lines += [_requirement(r) for r in shared.values()]
     for spec in PROBES.values():
         own = [r for r in spec.requires if r.id not in shared]
@@ -64,7 +78,7 @@ def catalogue_text(width: int = 88) -> str:
         )
 
     def requirement(r: Requirement, indent: str) -> list[str]:
-        return wrapped(f"{r.id}: {r.title}. {r.explanation}", indent)
+        return wrapped(f"{r.id}: {r.title}. {r.explanation}{_level(r)}", indent)
 
     shared = _shared()
     lines = ["every probe that holds a conversation requires of each run:"]
@@ -72,6 +86,8 @@ def catalogue_text(width: int = 88) -> str:
         lines += requirement(r, "  ")
     for spec in PROBES.values():
         lines += ["", spec.name, *wrapped(f"sends {spec.sends}", "  ")]
+        lines += wrapped(f"observes {spec.observes}", "  ")
+        lines += wrapped(f"passes on {spec.earns_pass}", "  ")
         common = [r.id for r in spec.requires if r.id in shared]
         if common:
             lines += wrapped(f"requires {' and '.join(common)}, and:", "  ")

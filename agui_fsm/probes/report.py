@@ -2,19 +2,29 @@
 report in the formats of ``agui-fsm validate`` (text, JSON, JUnit, SARIF), written by the
 conformance package's writers.
 
+Every verdict carries its evidence: the :class:`Observation` list of what the probe saw
+(events, ids, counts), each saying what in it could have failed. A pass needs at least one
+observation that could have failed (:class:`ProbeResult` refuses to be built without one),
+so a probe that saw nothing to judge says n/a, with the reason.
+
 The JSON shape (``--format json``)::
 
     {"target": str, "passed": int, "failed": int, "not_applicable": int,
      "probes": [{"name": str, "verdict": "pass"|"fail"|"n/a", "reason": str,
                  "seconds": float,
+                 "evidence": [{"observed": str, "could_fail": str|null,
+                               "run": int|null, "index": int|null}],
                  "findings": [{"rule": str, "severity": str, "run": int|null,
-                               "index": int|null, "event_type": str|null, "message": str}],
+                               "index": int|null, "event_type": str|null, "message": str,
+                               "cause": str|null}],
                  "runs": [{"thread_id": str, "run_id": str, "events": int,
                            "error": str|null, "closed_by_client": bool}]}]}
 
 A finding's ``rule`` is a conformance rule id (``SNAP-006``) or a probe requirement
 (``history/kept``); ``run`` is the 0-based run of the probe's conversation and ``index``
-the 0-based event of that run's stream, when the finding has one.
+the 0-based event of that run's stream, when the finding has one. A finding with a
+``cause`` is a consequence of what the probe's own client sent (a request echoing an earlier
+defect): it is shown, and counted against no verdict.
 """
 
 from __future__ import annotations
@@ -39,8 +49,49 @@ VERDICT_WORDS: dict[str, str] = {"pass": "pass", "fail": "FAIL", "n/a": "n/a "}
 
 
 @dataclass(frozen=True, slots=True)
+class Observation:
+    """What a probe saw (``observed``: events, ids, counts) and what in it could have failed
+    (``could_fail``: the check it was put to), at a run and event where it has one. An
+    observation with ``could_fail`` None is context that judged nothing (the backend sent no
+    MESSAGES_SNAPSHOT)."""
+
+    observed: str
+    could_fail: str | None = None
+    run: int | None = None
+    index: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.observed.strip() or (self.could_fail is not None and not self.could_fail):
+            raise ValueError("an observation says what was seen, and what could fail in it")
+
+    @property
+    def checked(self) -> bool:
+        """Whether the observation was put to a check that could have failed."""
+        return self.could_fail is not None
+
+    def text(self) -> str:
+        """``run 0, event 3: RUN_STARTED threadId 't' (could fail: ...)``"""
+        where = "" if self.run is None else f"run {self.run}"
+        if self.run is not None and self.index is not None:
+            where += f", event {self.index}"
+        head = f"{where}: " if where else ""
+        tail = f" (could fail: {self.could_fail})" if self.could_fail else " (nothing to check)"
+        return f"{head}{self.observed}{tail}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "observed": self.observed,
+            "could_fail": self.could_fail,
+            "run": self.run,
+            "index": self.index,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
-    """One thing a probe found: a rule or requirement, where, and what to change."""
+    """One thing a probe found: a rule or requirement, where, and what to change. ``cause``
+    names what the probe itself sent that brought it about; such a finding counts against
+    no verdict."""
 
     rule: str
     message: str
@@ -48,6 +99,12 @@ class Finding:
     index: int | None = None
     event_type: str | None = None
     severity: str = "error"
+    cause: str | None = None
+
+    @property
+    def counted(self) -> bool:
+        """Whether the finding weighs on the verdict (it is not the probe's own echo)."""
+        return self.cause is None
 
     @classmethod
     def of(cls, violation: Violation, run: int) -> Finding:
@@ -71,13 +128,15 @@ class Finding:
         return f"run {self.run}, {where_in_stream(self.as_violation(), events)}"
 
     def as_violation(self) -> Violation:
+        """The finding as a validator's violation (SARIF); one not counted is a note."""
+        counted = self.cause is None
         return Violation(
             self.rule,
-            self.severity,  # type: ignore[arg-type]
+            self.severity if counted else "info",  # type: ignore[arg-type]
             self.index if self.index is not None else 0,
             None,
             self.event_type,
-            self.message,
+            self.message if counted else f"{self.message} (not counted: {self.cause})",
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -88,6 +147,7 @@ class Finding:
             "index": self.index,
             "event_type": self.event_type,
             "message": self.message,
+            "cause": self.cause,
         }
 
 
@@ -125,9 +185,15 @@ def _error_text(error: BaseException | None) -> str | None:
     return None if error is None else f"{type(error).__name__}: {error}"
 
 
+class EvidenceError(ValueError):
+    """A verdict built without what it must rest on: a pass without an observation that could
+    have failed, a fail without an error finding, an n/a without its reason."""
+
+
 @dataclass(slots=True)
 class ProbeResult:
-    """One probe's verdict, the reason a person reads first, and what it found."""
+    """One probe's verdict, the reason a person reads first, what it found, and the evidence
+    the verdict rests on. Built only when they agree (:class:`EvidenceError` otherwise)."""
 
     name: str
     verdict: Verdict
@@ -135,10 +201,23 @@ class ProbeResult:
     findings: list[Finding] = field(default_factory=list)
     runs: list[RunRecord] = field(default_factory=list)
     seconds: float = 0.0
+    evidence: list[Observation] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.verdict == "pass" and not any(o.checked for o in self.evidence):
+            raise EvidenceError(
+                f"probe {self.name}: a pass needs an observation that could have failed"
+            )
+        if self.verdict == "fail" and not self.errors:
+            raise EvidenceError(f"probe {self.name}: a fail needs an error finding")
+        if self.verdict == "pass" and self.errors:
+            raise EvidenceError(f"probe {self.name}: a pass with error findings")
+        if not self.reason.strip():
+            raise EvidenceError(f"probe {self.name}: a verdict needs its reason")
 
     @property
     def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
+        return [f for f in self.findings if f.severity == "error" and f.counted]
 
     def events_of(self, run: int | None) -> int | None:
         return len(self.runs[run].events) if run is not None and run < len(self.runs) else None
@@ -149,6 +228,7 @@ class ProbeResult:
             "verdict": self.verdict,
             "reason": self.reason,
             "seconds": round(self.seconds, 3),
+            "evidence": [o.as_dict() for o in self.evidence],
             "findings": [f.as_dict() for f in self.findings],
             "runs": [r.as_dict() for r in self.runs],
         }
@@ -205,7 +285,10 @@ def _doc_pointer(rule_id: str, docs_url: str | None) -> str:
 
 def finding_line(result: ProbeResult, finding: Finding) -> str:
     """``history run 0, event 7 (MESSAGES_SNAPSHOT): history/kept message ...``"""
-    suffix = "" if finding.severity == "error" else f" ({finding.severity})"
+    if finding.cause is not None:
+        suffix = f" (not counted: {finding.cause})"
+    else:
+        suffix = "" if finding.severity == "error" else f" ({finding.severity})"
     where = finding.where(result.events_of(finding.run))
     place = f"{result.name} {where}" if where else result.name
     return escape_surrogates(f"{place}: {finding.rule} {finding.message}{suffix}")
@@ -225,22 +308,32 @@ def summary_line(report: ProbeReport) -> str:
     return escape_surrogates(f"{head}, {d['not_applicable']} not applicable")
 
 
+def evidence_lines(result: ProbeResult) -> list[str]:
+    """The evidence of one verdict, a line per observation."""
+    return [escape_surrogates(o.text()) for o in result.evidence]
+
+
 def to_text(report: ProbeReport, docs_url: str | None = None) -> str:
-    """One line per probe (verdict, name, reason); then every failing finding; the warnings,
-    one line per rule with how often it came and where first; the rules that fired with
-    where their documentation is (``docs_url``: ``[tool.agui-fsm] docs-url``); a summary."""
+    """One line per probe (verdict, name, reason); the evidence each verdict rests on; then
+    every failing finding; the warnings and the findings not counted, one line per rule
+    with how often it came and where first; the rules that fired with where their
+    documentation is (``docs_url``: ``[tool.agui-fsm] docs-url``); a summary."""
     width = max((len(r.name) for r in report.results), default=0)
     lines = [verdict_line(r, width) for r in report.results]
+    if any(r.evidence for r in report.results):
+        lines += ["", "evidence:"]
+        for r in report.results:
+            lines += [f"  {r.name} {line}" for line in evidence_lines(r)]
     errors = [(r, f) for r in report.results for f in r.errors]
     warnings: dict[str, list[tuple[ProbeResult, Finding]]] = {}
     for r in report.results:
         for f in r.findings:
-            if f.severity != "error":
+            if f.severity != "error" or not f.counted:
                 warnings.setdefault(f.rule, []).append((r, f))
     if errors:
         lines += ["", "failures:", *(f"  {finding_line(r, f)}" for r, f in errors)]
     if warnings:
-        lines += ["", "warnings (they fail no probe):"]
+        lines += ["", "warnings and echoes (they fail no probe):"]
         for found in warnings.values():
             first, probes = found[0], len({r.name for r, _ in found})
             count = f" [{len(found)}x in {plural(probes, 'probe')}, first here]" * (len(found) > 1)
@@ -262,11 +355,13 @@ def to_json(report: ProbeReport) -> str:
 
 def to_junit(report: ProbeReport) -> str:
     """One test case per probe: a failure with its findings, a skip for a probe that did
-    not apply (with the reason), nothing for a pass."""
+    not apply (with the reason), a pass; each with its findings and evidence as its text
+    (a pass's in ``system-out``)."""
     verdicts = {"pass": None, "fail": "failure", "n/a": "skipped"}
     cases = []
     for result in report.results:
-        detail = "\n".join(finding_line(result, f) for f in result.findings)
+        detail = [finding_line(result, f) for f in result.findings]
+        evidence = [f"evidence: {line}" for line in evidence_lines(result)]
         kind = result.errors[0].rule if result.errors else ""
         cases.append(
             JUnitCase(
@@ -274,7 +369,7 @@ def to_junit(report: ProbeReport) -> str:
                 result.name,
                 verdicts[result.verdict],
                 result.reason,
-                detail if result.verdict == "fail" else "",
+                "\n".join([*detail, *evidence]),
                 kind,
             )
         )
@@ -283,17 +378,22 @@ def to_junit(report: ProbeReport) -> str:
 
 def to_sarif(report: ProbeReport, docs_url: str | None = None) -> str:
     """A SARIF 2.1.0 log: one result per finding, at a logical location naming the probe,
-    the run and the event; the driver lists the rule catalogue, then the requirements, each
-    with its documentation."""
+    the run and the event; the driver lists the rules and requirements the findings name
+    (catalogue rules first), each with its documentation."""
     from agui_fsm.conformance.sarif import (
         descriptor,
+        reported,
         rule_descriptor,
         sarif_document,
         sarif_result,
     )
 
-    descriptors = [rule_descriptor(rule, docs_url) for rule in RULES.values()]
-    descriptors += [descriptor(r, r.text(), r.markdown(), None) for r in REQUIREMENTS.values()]
+    named = [f.rule for r in report.results for f in r.findings]
+    descriptors = [rule_descriptor(RULES[i], docs_url) for i in reported(named, RULES)]
+    descriptors += [
+        descriptor(REQUIREMENTS[i], REQUIREMENTS[i].text(), REQUIREMENTS[i].markdown(), None)
+        for i in reported(named, REQUIREMENTS)
+    ]
     index = {entry["id"]: i for i, entry in enumerate(descriptors)}
     results = [
         sarif_result(
@@ -305,7 +405,11 @@ def to_sarif(report: ProbeReport, docs_url: str | None = None) -> str:
         for r in report.results
         for f in r.findings
     ]
-    properties = {"verdicts": report.verdicts(), "ok": report.ok}
+    properties = {
+        "verdicts": report.verdicts(),
+        "ok": report.ok,
+        "evidence": {r.name: [o.as_dict() for o in r.evidence] for r in report.results},
+    }
     document = sarif_document(report.target, descriptors, results, properties)
     return dumps_text(document, indent=2) + "\n"
 
@@ -324,7 +428,9 @@ def render(fmt: str, report: ProbeReport, *, docs_url: str | None = None) -> str
 
 __all__ = [
     "PROBES",
+    "EvidenceError",
     "Finding",
+    "Observation",
     "ProbeReport",
     "ProbeResult",
     "RunRecord",

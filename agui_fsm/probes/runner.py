@@ -3,11 +3,12 @@ a conversation of its own (:mod:`.conversation`, :mod:`.transport`).
 
 Waits are bounded: the agent's own timeout (``HttpAgent``: connecting and each wait for the
 next bytes) and ``max_time`` (each exchange whole), and each probe as a whole. A connection
-refused, an HTTP 404 or 405 to the first request (no AG-UI endpoint at that URL), or no
-response at all to the first probe, stops the whole session: those are the caller's errors,
-not the backend's verdicts. When every run of the first probe ran out of time after the
-response began, or reached a limit (a stream that trickles or never ends), the other probes
-are not played (n/a): each would cost as much.
+refused, an HTTP 404 or 405 to the first request, a 2xx to it that is not an event stream (a
+JSON API, an HTML page: no AG-UI endpoint at that URL), or no response at all to the first
+probe, stops the whole session: those are the caller's errors, not the backend's verdicts.
+When every run of the first probe ran out of time after the response began, or reached a
+limit (a stream that trickles or never ends), the other probes are not played (n/a): each
+would cost as much.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agui_fsm.errors import HttpStatusError, LimitError, MaxTimeError, StallError, UsageError
+from agui_fsm.errors import (
+    ContentTypeError,
+    HttpStatusError,
+    LimitError,
+    MaxTimeError,
+    StallError,
+    UsageError,
+)
 from agui_fsm.probes import conversation, transport
 from agui_fsm.probes.catalogue import ANSWERED, PROBES, options_for
 from agui_fsm.probes.checks import judge
@@ -42,13 +50,17 @@ PLAYS: Mapping[str, Callable[[Session, dict[str, Any]], Any]] = {
 assert list(PLAYS) == list(PROBES), "every probe of the catalogue is played, in its order"
 
 
-def _abort_on_missing_endpoint(result: ProbeResult, first: bool) -> None:
-    """A 404 or 405 to the session's first request: no AG-UI endpoint at that URL."""
+def _abort_on_missing_endpoint(result: ProbeResult, first: bool, url: str | None) -> None:
+    """A 404 or 405 to the session's first request, or a 2xx that is not an event stream:
+    no AG-UI endpoint at that URL."""
     if not first or not result.runs:
         return
     error = result.runs[0].error
     if isinstance(error, HttpStatusError) and error.status in (404, 405):
         raise UsageError(f"no AG-UI endpoint there: {error} (is the path right?)")
+    if isinstance(error, ContentTypeError):
+        media = error.content_type.split(";")[0].strip().lower()
+        raise UsageError(transport.not_an_event_stream(url or "that URL", None, media))
 
 
 def _out_of_time(result: ProbeResult) -> StallError | MaxTimeError | LimitError | None:
@@ -109,7 +121,7 @@ async def run_probes(
             text = f"the probe did not finish within {budget:g} s"
             result = judge(name, [Finding(ANSWERED.id, text)], [], "")
         result.seconds = time.monotonic() - started
-        _abort_on_missing_endpoint(result, position == 1)
+        _abort_on_missing_endpoint(result, position == 1, getattr(agent, "url", None))
         report.results.append(result)
         slow = _out_of_time(result) if position == 1 else None
         if slow is not None and not getattr(slow, "answered", True):

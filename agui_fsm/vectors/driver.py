@@ -133,9 +133,7 @@ class Driver:
             return reply_of(jsonwire.loads(out, OUTPUT_MAX_DEPTH))
         except jsonwire.JsonProblem as exc:
             if status != 0:
-                return Failed(
-                    f"exited with status {status}{_stdout(out)}{_stderr(err)}", "crash"
-                )
+                return Failed(f"exited with status {status}{_stdout(out)}{_stderr(err)}", "crash")
             return Failed(f"no JSON reply: {exc.message}{_stdout(out)}{_stderr(err)}")
 
     def _batch(self, paths: list[Path]) -> list[Reply]:

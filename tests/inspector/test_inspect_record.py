@@ -188,9 +188,18 @@ def test_past_the_limit_the_rows_stop_and_the_report_goes_on(tmp_path):
 
 
 def test_a_live_endpoints_run_input_gives_the_thread_its_messages():
-    body = {"messages": [{"id": "u1", "role": "user", "content": "Email Dana."}]}
+    body = {
+        "threadId": "t",
+        "runId": "r",
+        "state": {},
+        "messages": [{"id": "u1", "role": "user", "content": "Email Dana."}],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
     lines = (ROOT / "examples" / "interrupt-approval.jsonl").read_bytes()
     recording = record_trace(read(io.BytesIO(lines)), "live", run_input=body)
+    assert recording.report.valid
     first = recording.frames.value_at(-1)["messages"]
     assert [(m["id"], m["role"]) for m in first] == [("u1", "user")]
     after = recording.frames.value_at(len(recording.rows) - 1)["messages"]

@@ -42,7 +42,7 @@ def verdicts(*values: str) -> dict[str, str]:
 
 # text-turn, history, frontend-tool, interrupt-resume, disconnect, bad-request, two-threads,
 # state, snapshot-agrees
-PYDANTIC_AI = verdicts(P, P, F, P, P, P, P, NA, NA)
+PYDANTIC_AI = verdicts(P, NA, F, P, P, P, P, NA, NA)
 LANGGRAPH = verdicts(P, P, F, P, P, P, P, P, F)
 LLAMA_INDEX = verdicts(P, P, P, NA, P, P, P, P, F)
 STRANDS = verdicts(P, P, F, NA, P, P, P, P, P)
@@ -60,6 +60,8 @@ def test_pydantic_ai() -> None:
     )
     assert "to a client that declared no protocolVersion" in finding.message
     assert report["interrupt-resume"].reason.startswith("interrupt 'int-pyd_ai_")
+    # No MESSAGES_SNAPSHOT: nothing shows what the adapter kept of the history.
+    assert report["history"].reason.startswith("the backend sent no MESSAGES_SNAPSHOT")
     declared = probe(app(), path="/agent", timeout=5, protocol_version="1.0")
     assert declared.verdicts() == {**PYDANTIC_AI, "frontend-tool": P}
 
@@ -112,6 +114,11 @@ def test_llama_index() -> None:
     assert "with the same text instead; the client shows both" in renamed[0].message
     warned = {f.rule for r in report.results for f in r.findings if f.severity == "warning"}
     assert warned == {"SCHEMA-008"}  # timestamps in seconds
+    # The client held both copies of the renamed reply of run 0 and sent them back; the
+    # router kept both in its next snapshot: the probe's own echo, not a second defect.
+    (echo,) = [f for f in report["snapshot-agrees"].findings if f.rule == "SNAP-003"]
+    assert not echo.counted and echo.cause is not None
+    assert echo.cause.endswith("a consequence of SNAP-006 in run 0")
 
 
 def test_strands() -> None:

@@ -138,14 +138,18 @@ def test_a_probe_that_does_not_apply_says_why() -> None:
     report = probe(Agent(), timeout=1)
     verdicts = report.verdicts()
     assert verdicts["text-turn"] == "pass" and report.ok
-    for name in ("frontend-tool", "interrupt-resume", "bad-request", "state", "snapshot-agrees"):
+    not_applicable = ("history", "frontend-tool", "interrupt-resume", "bad-request", "state")
+    for name in (*not_applicable, "snapshot-agrees"):
         assert verdicts[name] == "n/a", name
     assert report["frontend-tool"].reason.startswith(
         "the agent did not call agui_probe_echo (it said 'No.')"
     )
+    # Without a MESSAGES_SNAPSHOT nothing in the stream shows what the backend kept.
+    assert report["history"].reason.startswith("the backend sent no MESSAGES_SNAPSHOT, so")
+    assert report["interrupt-resume"].reason.startswith("the agent did not ask for approval")
     assert "not an HTTP endpoint" in report["bad-request"].reason
     junit = ET.fromstring(render("junit", report))
-    assert junit.get("skipped") == "5"
+    assert junit.get("skipped") == "6"
 
 
 def test_probe_options_and_their_errors() -> None:

@@ -98,7 +98,11 @@ TOOL_REASON_STEP: tuple[Rule, ...] = (
         "error",
         "Second TOOL_CALL_RESULT for a tool call",
         """The tool call already has a result; 'resolved' takes no further backend result in
-       the tool_call table.""",
+       the tool_call table. The validator keeps every call of the thread across runs, with
+       who answered it (the backend's TOOL_CALL_RESULT, a snapshot's or the run input's tool
+       message) and in which run, so a second result in a later run is this rule too (a
+       placeholder result followed by the real one after an approval, for example), while
+       a later run's result for a call still waiting is valid.""",
         "stricter",
         (),
         "tool_call",
@@ -147,6 +151,26 @@ TOOL_REASON_STEP: tuple[Rule, ...] = (
         "tool_call",
         reason="the client keeps both calls under one id; results become ambiguous and some "
         "model providers reject the thread's history",
+    ),
+    rule(
+        "TOOL-013",
+        "warning",
+        "Call of an undeclared tool left without a result",
+        """The run ends (RUN_FINISHED) leaving a call of a tool that the run's input does not
+       declare in `tools` without a result, and no interrupt of its outcome names the call.
+       The client runs only the tools it declared, so nobody answers the call: the assistant
+       message stays waiting for a result after the run (the reference client shows it as
+       requires-action). Agents that ask for an approval through a made-up tool
+       (`adk_request_confirmation`, `confirm_changes`) leave such calls; AG-UI 1.0 asks
+       through RUN_FINISHED's interrupt outcome instead, naming the call in `toolCallId`.
+       Checked only where the run's input is known: RUN_STARTED carries it, or it is given
+       (`agui-fsm validate --input FILE`, `--url` with `--body`, `Validator(run_input=...)`);
+       a warning, since a client may know the tool by other means.""",
+        "stricter",
+        (),
+        "tool_call",
+        reason="the client cannot run a tool it never declared: the call waits for a result "
+        "nobody sends, and the assistant message stays in requires-action",
     ),
     # --- REASON ------------------------------------------------------------------------------
     rule(
