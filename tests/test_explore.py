@@ -299,7 +299,7 @@ def test_no_restore_after_a_refused_action_changes_no_edge() -> None:
 def test_stream_verdicts_are_a_fresh_validators_and_kept() -> None:
     from agui_fsm.conformance import Validator
     from agui_fsm.explore import RUN_STARTED
-    from agui_fsm.explore.harness import StreamVerdicts
+    from agui_fsm.explore.verdicts import StreamVerdicts
 
     calls = []
 

@@ -19,10 +19,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agui_fsm.explore.harness import Harness, HarnessError, StreamVerdicts
+from agui_fsm.explore.harness import Harness, HarnessError
 from agui_fsm.explore.letters import Letter
 from agui_fsm.explore.observe import digest
 from agui_fsm.explore.snapshot import Snapshot, StaticObjects
+from agui_fsm.explore.verdicts import PrefixValidators, StreamVerdicts
 from agui_fsm.invariants import Invariant, Observation, Problem, RunRecord, Step, check_step
 from agui_fsm.machines.plans import BoundMachine, Driver
 from agui_fsm.machines.plans import Step as PlanStep
@@ -45,6 +46,7 @@ VALUE_TYPES = (
     Transition,
     RunHost,
     StreamVerdicts,
+    PrefixValidators,
 )
 
 
@@ -114,11 +116,11 @@ class Expander:
     # -- walking ------------------------------------------------------------------------------
 
     def _fresh(self) -> None:
-        verdicts = None
+        verdicts = pipeline = None
         if self.harness is not None:
-            verdicts = self.harness.verdicts
+            verdicts, pipeline = self.harness.verdicts, self.harness.pipeline
             self.harness.close()
-        self.harness = Harness(verdicts=verdicts, **self.options)
+        self.harness = Harness(verdicts=verdicts, pipeline=pipeline, **self.options)
         if self.static is None:
             self.static = StaticObjects([self.letters], VALUE_TYPES)
         self.saved = [((), self.harness.save(self.static))]

@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agui_fsm.errors import AguiFsmError, ProtocolViolation
+from agui_fsm.errors import AguiFsmError
 from agui_fsm.explore.agent import MemoryHistory, ScriptedAgent, ScriptedAgentError, ScriptedStream
 from agui_fsm.explore.letters import FRONT_END_TOOL, Letter, copy_json, front_end_tool
 from agui_fsm.explore.observe import fingerprint, observe_runtime
 from agui_fsm.explore.snapshot import Snapshot, StaticObjects
+from agui_fsm.explore.verdicts import PrefixValidators, StreamVerdicts
 from agui_fsm.invariants import (
     ALL_INVARIANTS,
     Invariant,
@@ -32,7 +33,6 @@ from agui_fsm.invariants import (
     next_model_state,
 )
 from agui_fsm.runtime.sync import Runaway, SyncThreadRuntime
-from agui_fsm.thread.pipeline import is_error
 from agui_fsm.thread.runs import DONE, Operation
 
 #: How much work one letter may set off before the thread is called runaway (a resume that
@@ -58,6 +58,14 @@ class _Ids:
         return f"gen-{self.issued}"
 
 
+def pipeline_validators() -> PrefixValidators:
+    """The thread's pipeline validators of a search: the conformance validator the thread
+    uses by default (the state left to the thread), answers kept by prefix."""
+    from agui_fsm.conformance import Validator
+
+    return PrefixValidators(lambda: Validator(state=False))
+
+
 def validator_factory() -> Callable[[], Any] | None:
     try:
         from agui_fsm.conformance import Validator
@@ -72,7 +80,8 @@ class Harness:
     ``history`` attaches an in-memory adapter whose ``load`` returns those AG-UI messages
     (the ``load_history`` action). ``validator`` (a factory, True for the package's own,
     None for none) checks each stream independently of the thread; ``verdicts`` shares
-    what one checked (a :class:`StreamVerdicts`) between harnesses.
+    what one checked (a :class:`StreamVerdicts`) between harnesses, and ``pipeline`` what
+    the thread's own pipeline validators answered (a :class:`PrefixValidators`).
     """
 
     def __init__(
@@ -87,6 +96,7 @@ class Harness:
         queue_policy: str | None = None,
         lenient: bool = False,
         verdicts: StreamVerdicts | None = None,
+        pipeline: PrefixValidators | None = None,
     ) -> None:
         # In lenient mode the thread records violations instead of failing runs, so
         # invariant 8 (about the default mode) is not asked.
@@ -97,6 +107,7 @@ class Harness:
         self.late_errors: list[BaseException] = []
         factory = validator_factory() if validator is True else (validator or None)
         self.verdicts = verdicts or (StreamVerdicts(factory) if factory is not None else None)
+        self.pipeline = pipeline or pipeline_validators()
         self.agent = ScriptedAgent(run_started_first)
         self.streams = self.agent.streams
         self.history = MemoryHistory(history) if history is not None else None
@@ -113,6 +124,7 @@ class Harness:
             thread_id="t1",
             id_factory=_Ids(),
             tools={FRONT_END_TOOL: front_end_tool},
+            validator=self.pipeline.validator,
             **extra,
         )
         self.agent.runtime = self.runtime
@@ -307,49 +319,6 @@ def _payload(op: Operation) -> Any:
     if isinstance(payload, BaseException):
         return repr(payload)
     return payload
-
-
-class StreamVerdicts:
-    """What an independent validator reports at the last event of each stream: the
-    error-level violations, as ``"RULE: message"`` texts.
-
-    The verdict is a function of the stream's events alone, and each event is a letter's
-    payload (or the agent's RUN_STARTED), so it is kept by the events' identities and
-    computed once per distinct stream, by a fresh validator over its events, however many
-    states share the stream. Nothing of it belongs to a harness's state: a snapshot
-    leaves it alone (``agui_fsm.explore.expand.VALUE_TYPES``)."""
-
-    def __init__(self, factory: Callable[[], Any], limit: int = 500_000) -> None:
-        self.factory = factory
-        self.limit = limit
-        self._found: dict[tuple[int, ...], tuple[str, ...]] = {}
-        self._events: dict[int, Any] = {}  # the events keyed, held so their ids stay theirs
-
-    def last(self, events: Sequence[Any]) -> tuple[str, ...]:
-        key = tuple(map(id, events))
-        found = self._found.get(key)
-        if found is None:
-            found = self._check(events, key)
-        return found
-
-    def _check(self, events: Sequence[Any], key: tuple[int, ...]) -> tuple[str, ...]:
-        if len(self._found) >= self.limit:
-            self._found.clear()
-        validator = self.factory()
-        found: tuple[str, ...] = ()
-        for n, event in enumerate(events, 1):
-            self._events.setdefault(id(event), event)
-            try:
-                violations = validator.feed(copy_json(event)) or ()
-            except ProtocolViolation as exc:
-                violations = [exc]
-            found = tuple(
-                f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}"
-                for v in violations
-                if is_error(v)
-            )
-            self._found.setdefault(key[:n], found)
-        return found
 
 
 def run_letters(

@@ -41,6 +41,7 @@ _MISSING = object()
 _ALL = slice(None)
 _drain = deque(maxlen=0).extend
 _first = itemgetter(0)
+_second = itemgetter(1)
 
 # How each class is handled, decided once per class.
 _ATOM, _DICT, _LIST, _SET, _DEQUE, _SEQUENCE, _METHOD, _FUNCTION, _CELL = range(9)
@@ -150,12 +151,13 @@ class Snapshot:
     """The contents of every mutable object reachable from ``root`` (``static`` objects
     left alone); :meth:`restore` writes them back in place. ``size``: the objects walked."""
 
-    __slots__ = ("_contents", "size")
+    __slots__ = ("_contents", "dict_items", "size")
 
     def __init__(self, root: Any, static: StaticObjects | None = None) -> None:
         self._contents = _Contents()
         ids, values = (static.ids, static.value_types) if static else (frozenset(), frozenset())
         self.size = _walk([root], ids, values, self._contents, None)
+        self.dict_items = sum(map(len, map(_second, self._contents.dicts)))
 
     def restore(self) -> None:
         """Write the saved contents back into the same objects."""
@@ -170,9 +172,10 @@ class Snapshot:
         # instance's __dict__ shares its keys with its class's, and loses that when cleared.
         dicts = saved.dicts
         _drain(starmap(dict.update, dicts))
-        for obj, items in [entry for entry in dicts if len(entry[0]) != len(entry[1])]:
-            obj.clear()
-            obj.update(items)
+        if sum(map(len, map(_first, dicts))) != self.dict_items:
+            for obj, items in [entry for entry in dicts if len(entry[0]) != len(entry[1])]:
+                obj.clear()
+                obj.update(items)
         _drain(starmap(list.__setitem__, saved.lists))
         _drain(map(set.clear, map(_first, saved.sets)))
         _drain(starmap(set.update, saved.sets))

@@ -237,6 +237,9 @@ class StreamValidator:
                 self._validator = Validator(state=False)
             return
         self._validator = factory()
+        # A validator that takes the conformance validator's input (wire dicts of flat
+        # deltas, take_delta) says so.
+        self._reads_wire = bool(getattr(self._validator, "reads_wire", False))
 
     @property
     def available(self) -> bool:

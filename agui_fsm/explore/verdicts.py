@@ -1,0 +1,176 @@
+"""What validators say of the explorer's streams, worked out once per distinct stream.
+
+A validator's findings at an event are a function of the stream's events up to it, and the
+explorer's streams share long prefixes (every state's run stream extends its parent's), so
+two tables keep them by prefix, outside the harness's state:
+
+* :class:`StreamVerdicts`: the independent validator's errors at a stream's last event (the
+  invariants' view of the stream);
+* :class:`PrefixValidators`: the thread's own pipeline validator, as
+  :class:`PrefixValidator` objects whose whole state is the prefix they stand at: each
+  answer a validator gives after a prefix is computed once, by a real validator brought to
+  that prefix, and kept. A harness's snapshot then holds a prefix, not a validator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+
+from agui_fsm.errors import ProtocolViolation
+from agui_fsm.explore.letters import copy_json
+from agui_fsm.thread.pipeline import is_error
+
+Prefix = tuple[Any, ...] | None
+"""A stream's prefix: None for the empty stream, else ``(the prefix before, last step)``."""
+
+
+class StreamVerdicts:
+    """What an independent validator reports at the last event of each stream: the
+    error-level violations, as ``"RULE: message"`` texts.
+
+    The events are letters' payloads (or the agent's RUN_STARTED), so a stream is kept by
+    the events' identities and checked once, by a fresh validator over its events, however
+    many states share it. Nothing of it belongs to a harness's state: a snapshot leaves it
+    alone (``agui_fsm.explore.expand.VALUE_TYPES``)."""
+
+    def __init__(self, factory: Callable[[], Any], limit: int = 500_000) -> None:
+        self.factory = factory
+        self.limit = limit
+        self._found: dict[tuple[int, ...], tuple[str, ...]] = {}
+        self._events: dict[int, Any] = {}  # the events keyed, held so their ids stay theirs
+
+    def last(self, events: Sequence[Any]) -> tuple[str, ...]:
+        key = tuple(map(id, events))
+        found = self._found.get(key)
+        if found is None:
+            found = self._check(events, key)
+        return found
+
+    def _check(self, events: Sequence[Any], key: tuple[int, ...]) -> tuple[str, ...]:
+        if len(self._found) >= self.limit:
+            self._found.clear()
+        validator = self.factory()
+        found: tuple[str, ...] = ()
+        for n, event in enumerate(events, 1):
+            self._events.setdefault(id(event), event)
+            try:
+                violations = validator.feed(copy_json(event)) or ()
+            except ProtocolViolation as exc:
+                violations = [exc]
+            found = tuple(
+                f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}"
+                for v in violations
+                if is_error(v)
+            )
+            self._found.setdefault(key[:n], found)
+        return found
+
+
+class PrefixValidators:
+    """The answers of the thread's pipeline validators, by prefix (see the module). A value
+    type of the search: shared by every harness of a process, never part of a state.
+
+    ``factory`` builds the real validator; ``limit`` bounds the answers kept (then they are
+    worked out again)."""
+
+    def __init__(self, factory: Callable[[], Any], limit: int = 1_000_000) -> None:
+        self.factory = factory
+        self.limit = limit
+        self.answers: dict[tuple[Any, ...], Any] = {}
+        self.steps: dict[tuple[Any, ...], tuple[str, Any]] = {}  # prefix -> how it was reached
+        self.live: dict[Prefix, Any] = {}  # a real validator standing at a prefix
+
+    def validator(self) -> PrefixValidator:
+        """A validator for a new stream (what the thread's pipeline is handed)."""
+        return PrefixValidator(self)
+
+    def answer(self, prefix: Prefix, step: tuple[str, Any], advances: Callable[[Any], bool]):
+        """The answer to ``step`` (``("feed", item)``, ``("take", (kind, key, delta))``,
+        ``("finish", None)``) after ``prefix``, and the prefix after it (``advances``: whether
+        the answer moves the validator on)."""
+        key = (prefix, step[0], _key_of(step))
+        found = self.answers.get(key, _NONE)
+        if found is _NONE:
+            if len(self.answers) >= self.limit:
+                self.answers.clear()
+                self.steps.clear()
+                self.live.clear()
+            real = self.live.pop(prefix, None) or self._replayed(prefix)
+            found = _perform(real, step)
+            self.answers[key] = found
+            if advances(found):
+                self.steps[key] = step
+                self.live[key] = real
+        return found, (key if advances(found) else prefix)
+
+    def _replayed(self, prefix: Prefix) -> Any:
+        """A real validator brought to ``prefix`` by the steps that reach it."""
+        chain = []
+        while prefix is not None:
+            chain.append(self.steps[prefix])
+            prefix = prefix[0]
+        real = self.factory()
+        for step in reversed(chain):
+            _perform(real, step)
+        return real
+
+
+class PrefixValidator:
+    """The thread's pipeline validator as a prefix of its stream: what it answers comes from
+    :class:`PrefixValidators`."""
+
+    __slots__ = ("prefix", "table")
+
+    reads_wire = True  # it takes what the conformance validator takes (wire dicts, models)
+
+    def __init__(self, table: PrefixValidators) -> None:
+        self.table = table
+        self.prefix: Prefix = None
+
+    def feed(self, item: Any) -> Any:
+        found, self.prefix = self.table.answer(self.prefix, ("feed", item), _always)
+        return found
+
+    def take_delta(self, kind: str, key: str, delta: str) -> bool:
+        taken, self.prefix = self.table.answer(self.prefix, ("take", (kind, key, delta)), bool)
+        return taken
+
+    def finish(self) -> Any:
+        found, self.prefix = self.table.answer(self.prefix, ("finish", None), _always)
+        return found
+
+
+_NONE = object()
+
+
+def _always(found: Any) -> bool:
+    return True
+
+
+def _perform(real: Any, step: tuple[str, Any]) -> Any:
+    kind, value = step
+    if kind == "feed":
+        return real.feed(value)
+    if kind == "take":
+        return real.take_delta(*value)
+    return real.finish()
+
+
+def _key_of(step: tuple[str, Any]) -> Any:
+    """What makes a step the same step: the event's fields as JSON (a wire dict, or a
+    model's attributes), a delta's fields."""
+    kind, value = step
+    if kind == "take" or value is None:
+        return value
+    fields = value if isinstance(value, dict) else value.__dict__
+    return orjson.dumps(fields, default=_fields_of, option=orjson.OPT_SORT_KEYS)
+
+
+def _fields_of(value: Any) -> Any:
+    fields = getattr(value, "__dict__", None)
+    if fields is None:
+        raise TypeError(f"{type(value).__name__} is not JSON")
+    return fields
