@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from agui_fsm.machines.table import PROFILES
+from agui_fsm.replay.reference import REFERENCE_RELEASE
 from agui_fsm.vectors.catalogue import Catalogue, CatalogueError, export_kit, load_catalogue
 from agui_fsm.vectors.driver import DEFAULT_TIMEOUT, Driver, DriverError
 from agui_fsm.vectors.report import read_known, run_vectors
@@ -24,17 +24,19 @@ VECTORS_OPTION = click.option(
 )
 PROFILE_OPTION = click.option(
     "--profile",
-    type=click.Choice(PROFILES),
     default="spec",
     show_default=True,
-    help="Whose output the port must print: spec (AG-UI 1.0, every invariant holding) or "
-    "reference (@assistant-ui/react-ag-ui 0.0.57 exactly).",
+    help="Whose output the port must print: spec (AG-UI 1.0, every invariant holding), "
+    f"reference ({REFERENCE_RELEASE} exactly), or a frozen earlier release the vectors "
+    "directory keeps (reference-0.0.57; `agui-fsm vectors list --profile` names them).",
 )
 
 
-def _catalogue(vectors_dir: Path | None) -> Catalogue:
+def _catalogue(vectors_dir: Path | None, profile: str | None = None) -> Catalogue:
+    """The catalogue, limited to the vectors ``profile`` has an expected output for."""
     try:
-        return load_catalogue(vectors_dir)
+        catalogue = load_catalogue(vectors_dir)
+        return catalogue if profile is None else catalogue.for_profile(profile)
     except CatalogueError as exc:
         raise click.UsageError(str(exc)) from exc
 
@@ -50,7 +52,7 @@ def vectors() -> None:
 def list_vectors(vectors_dir: Path | None, profile: str) -> None:
     """One line per vector: its id, the features it uses, the file holding the output
     PROFILE expects, and its title."""
-    catalogue = _catalogue(vectors_dir)
+    catalogue = _catalogue(vectors_dir, profile)
     rows = [
         (
             v.id,
@@ -157,7 +159,7 @@ def run(
     Prints the first difference of each vector that fails (its JSON path and both values),
     then a summary. Exit status: 0 every vector passed (or was skipped or known), 1 one
     failed, 2 a usage error or a driver that could not be run."""
-    catalogue = _catalogue(vectors_dir)
+    catalogue = _catalogue(vectors_dir, profile)
     try:
         command = tuple(shlex.split(driver))
     except ValueError as exc:
