@@ -236,7 +236,11 @@ def classify(found: Disagreement, agrees_per_event: bool) -> str:
     items = _items(scenario)
     text = json.dumps(scenario)
     if "SUBAGENT_" in text or '"subagentRunId"' in text:
-        return "subagents"
+        if any('"messages"' in json.dumps(m.get("content")) for m in theirs.get("messages", [])):
+            return "subagents: messages nested on the spawning call"
+        if ours.get("errors") != theirs.get("errors"):
+            return "subagents: the client's checks (@ag-ui/client 0.0.59)"
+        return "subagents: other"
     if "a2ui" in text:
         return "A2UI surfaces"
     no_prompt = (lambda k, v: k == "prompt"), (lambda k, v: k == "approval")
