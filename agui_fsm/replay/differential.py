@@ -229,6 +229,12 @@ def _unanswered_success(found: Disagreement) -> bool:
     )
 
 
+def _failed(output: dict[str, Any]) -> bool:
+    """Whether a run of ``output`` failed: an error recorded, or a message ended in error."""
+    statuses = [m.get("status") or {} for m in output.get("messages", [])]
+    return bool(output.get("errors")) or any(s.get("reason") == "error" for s in statuses)
+
+
 def classify(found: Disagreement, agrees_per_event: bool) -> str:
     """The class of a shrunk disagreement, by what the scenario holds and where the outputs
     differ (the first class that fits)."""
@@ -236,11 +242,14 @@ def classify(found: Disagreement, agrees_per_event: bool) -> str:
     items = _items(scenario)
     text = json.dumps(scenario)
     if "SUBAGENT_" in text or '"subagentRunId"' in text:
+        failed = _failed(ours), _failed(theirs)
+        if failed == (True, False):
+            return "subagents: agui-fsm fails the run where the reference takes the events"
+        if failed == (False, True):
+            return "subagents: the reference's client fails the run, agui-fsm does not"
         if any('"messages"' in json.dumps(m.get("content")) for m in theirs.get("messages", [])):
             return "subagents: messages nested on the spawning call"
-        if ours.get("errors") != theirs.get("errors"):
-            return "subagents: the client's checks (@ag-ui/client 0.0.59)"
-        return "subagents: other"
+        return "subagents: other (where the parts go, message ids)"
     if "a2ui" in text:
         return "A2UI surfaces"
     no_prompt = (lambda k, v: k == "prompt"), (lambda k, v: k == "approval")
