@@ -66,6 +66,43 @@ class _Conversation:
         self.subagents = 0
 
 
+def _state_block(drawer: _RunDrawer, k: int) -> None:
+    """A STATE_SNAPSHOT or a STATE_DELTA (one that may not apply)."""
+    rng = drawer.rng
+    if rng.random() < 0.5:
+        drawer.events.append(
+            {"type": "STATE_SNAPSHOT", "snapshot": {"count": rng.randint(0, 5), "items": []}}
+        )
+        return
+    drawer.events.append(
+        {
+            "type": "STATE_DELTA",
+            "delta": rng.choice(
+                [
+                    [{"op": "replace", "path": "/count", "value": 7}],
+                    [{"op": "add", "path": "/items/-", "value": "x"}],
+                    [{"op": "add", "path": "/flag", "value": True}],
+                    [{"op": "remove", "path": "/missing"}],
+                    [],
+                ]
+            ),
+        }
+    )
+
+
+def _custom_block(drawer: _RunDrawer, k: int) -> None:
+    """A CUSTOM, a RAW, or a step started and finished."""
+    rng = drawer.rng
+    kind = rng.random()
+    if kind < 0.5:
+        drawer.events.append({"type": "CUSTOM", "name": "progress", "value": {"step": k}})
+    elif kind < 0.75:
+        drawer.events.append({"type": "RAW", "event": {"source": "x", "n": k}})
+    else:
+        drawer.events.append({"type": "STEP_STARTED", "stepName": f"s{k}"})
+        drawer.events.append({"type": "STEP_FINISHED", "stepName": f"s{k}"})
+
+
 class _RunDrawer:
     """One run's events; ``conversation`` collects what later runs and steps refer to."""
 
@@ -286,39 +323,6 @@ class _RunDrawer:
         else:
             self._text(k)
 
-    def _state(self, k: int) -> None:
-        rng = self.rng
-        if rng.random() < 0.5:
-            self.events.append(
-                {"type": "STATE_SNAPSHOT", "snapshot": {"count": rng.randint(0, 5), "items": []}}
-            )
-            return
-        self.events.append(
-            {
-                "type": "STATE_DELTA",
-                "delta": rng.choice(
-                    [
-                        [{"op": "replace", "path": "/count", "value": 7}],
-                        [{"op": "add", "path": "/items/-", "value": "x"}],
-                        [{"op": "add", "path": "/flag", "value": True}],
-                        [{"op": "remove", "path": "/missing"}],
-                        [],
-                    ]
-                ),
-            }
-        )
-
-    def _custom(self, k: int) -> None:
-        rng = self.rng
-        kind = rng.random()
-        if kind < 0.5:
-            self.events.append({"type": "CUSTOM", "name": "progress", "value": {"step": k}})
-        elif kind < 0.75:
-            self.events.append({"type": "RAW", "event": {"source": "x", "n": k}})
-        else:
-            self.events.append({"type": "STEP_STARTED", "stepName": f"s{k}"})
-            self.events.append({"type": "STEP_FINISHED", "stepName": f"s{k}"})
-
     def _messages_snapshot(self, k: int) -> None:
         rng = self.rng
         messages = [dict(m) for m in self.conversation.messages]
@@ -432,8 +436,8 @@ class _RunDrawer:
         _tool,
         _interleaved_tools,
         _late_result,
-        _state,
-        _custom,
+        _state_block,
+        _custom_block,
         _messages_snapshot,
         _activity,
     )
