@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Scenario replay driver for the published @assistant-ui/react-ag-ui runtime.
 //
-// Reads scenario files (format v1.1, specs/conformance/FORMAT.md in this repository),
+// Reads scenario files (format v1.2, specs/conformance/FORMAT.md in this repository),
 // plays each one through a fresh AgUiThreadRuntimeCore driven by a scripted
 // @ag-ui/client AbstractAgent, and prints the normalized thread as JSON.
 //
@@ -13,7 +13,8 @@
 // carries nothing but the result JSON.
 
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { register } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { format } from "node:util";
 
@@ -22,6 +23,22 @@ const argv = process.argv.slice(2);
 const verbose = argv.includes("--verbose") || process.env.REPLAY_VERBOSE === "1";
 const jobsFlag = argv.find((arg) => arg.startsWith("--jobs="));
 const jobs = jobsFlag ? Math.max(1, Number.parseInt(jobsFlag.slice("--jobs=".length), 10) || 1) : 16;
+// --inputs: a diagnostic beside the format's output (not compared by anything): the messages
+// and resume entries of every RunAgentInput the client sent, in order.
+const recordInputs = argv.includes("--inputs");
+
+// --modules=DIR: drive the release installed in DIR (its node_modules) instead of the one
+// pinned beside this file: releases/0.0.57, or a scratch install of another release.
+const modulesFlag = argv.find((arg) => arg.startsWith("--modules="));
+const modulesDir = modulesFlag ? resolve(modulesFlag.slice("--modules=".length)) : here;
+if (modulesDir !== here) {
+  register("./modules-from.mjs", import.meta.url, {
+    data: {
+      driver: import.meta.url,
+      packages: pathToFileURL(join(modulesDir, "package.json")).href,
+    },
+  });
+}
 
 const isMain = Boolean(process.argv[1]) && fileURLToPath(import.meta.url) === process.argv[1];
 
@@ -39,7 +56,7 @@ if (isMain) {
   });
 }
 
-const pkgRoot = join(here, "node_modules", "@assistant-ui", "react-ag-ui");
+const pkgRoot = join(modulesDir, "node_modules", "@assistant-ui", "react-ag-ui");
 const fromPackage = (...parts) => pathToFileURL(join(pkgRoot, ...parts)).href;
 // The package's exports map only exposes ".", so the runtime core and the
 // snapshot conversion are imported by file.
@@ -100,10 +117,11 @@ class ScenarioAgent extends AbstractAgent {
     }
   }
 
-  run(_input) {
+  run(input) {
     const replay = this.replay;
     const runIndex = replay.runCount;
     replay.runCount += 1;
+    if (recordInputs) replay.inputs.push(inputOut(input));
     const items = replay.scenario.runs?.[runIndex] ?? [];
 
     const size = replay.deliveryGroupSize;
@@ -213,6 +231,7 @@ class Replay {
     this.updates = 0;
     this.currentStep = -1;
     this.persisted = [];
+    this.inputs = [];
 
     const options = scenario.options ?? {};
     this.deliveryGroupSize = deliveryGroupSize(options.delivery);
@@ -476,7 +495,9 @@ class Replay {
     };
     if (this.hasHistory) out.persisted = [...this.persisted];
     if (this.toolSpecs) out.executions = this.executions.map((e) => structuredClone(e));
-    return normalize(out, this.scenario);
+    const result = normalize(out, this.scenario);
+    if (recordInputs) result.inputs = plain(this.inputs);
+    return result;
   }
 }
 
@@ -500,6 +521,11 @@ function partOut(part) {
       put(out, "result", part.result);
       put(out, "isError", part.isError);
       put(out, "artifact", part.artifact);
+      // Format 1.2: the approval a tool_call interrupt projected onto the call, and the
+      // messages of the subagents this call spawned (0.0.58 and later).
+      put(out, "approval", part.approval);
+      if (Array.isArray(part.messages) && part.messages.length > 0)
+        out.messages = part.messages.map(nestedMessageOut);
       return out;
     }
     case "data": {
@@ -531,6 +557,28 @@ function messageOut(message) {
   return out;
 }
 
+// What SUBAGENT_STARTED / _FINISHED / _ERROR left on a nested subagent message, beside its
+// status (react-ag-ui keeps it under metadata.custom.agui).
+const SUBAGENT_KEYS = ["name", "description", "parentSubagentRunId", "result", "interruptIds", "errorCode"];
+
+function nestedMessageOut(message) {
+  const out = messageOut(message);
+  const agui = message.metadata?.custom?.agui;
+  if (agui && typeof agui === "object") {
+    const subagent = {};
+    for (const key of SUBAGENT_KEYS) put(subagent, key, agui[key]);
+    if (Object.keys(subagent).length > 0) out.subagent = subagent;
+  }
+  return out;
+}
+
+// The --inputs diagnostic: what the agent was asked to run with.
+function inputOut(input) {
+  const out = { messages: input?.messages ?? [] };
+  if (input?.resume !== undefined) out.resume = input.resume;
+  return structuredClone(out);
+}
+
 // JSON round trip: drops undefined-valued keys everywhere, like a wire copy.
 const plain = (value) => JSON.parse(JSON.stringify(value));
 
@@ -544,7 +592,8 @@ function inputStrings(value, into = new Set()) {
 
 // Generated ids (absent from the input) become $1, $2, ... in order of first
 // appearance, walking the output in key order: messages (id, then each part's
-// toolCallId), interrupts (id, toolCallId), persisted.
+// toolCallId, and after a tool-call part's toolCallId its nested messages the same way,
+// depth first), interrupts (id, toolCallId), persisted, executions.
 function normalize(out, scenario) {
   const known = inputStrings(scenario);
   const names = new Map();
@@ -554,12 +603,15 @@ function normalize(out, scenario) {
     return names.get(id);
   };
   const result = plain(out);
-  for (const message of result.messages) {
+  const walk = (message) => {
     message.id = rename(message.id);
     for (const part of message.content) {
-      if (part.type === "tool-call" && "toolCallId" in part) part.toolCallId = rename(part.toolCallId);
+      if (part.type !== "tool-call") continue;
+      if ("toolCallId" in part) part.toolCallId = rename(part.toolCallId);
+      for (const nested of part.messages ?? []) walk(nested);
     }
-  }
+  };
+  for (const message of result.messages) walk(message);
   for (const interrupt of result.interrupts) {
     if ("id" in interrupt) interrupt.id = rename(interrupt.id);
     if ("toolCallId" in interrupt) interrupt.toolCallId = rename(interrupt.toolCallId);

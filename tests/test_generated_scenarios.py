@@ -3,8 +3,9 @@ under every delivery timing.
 
 ``agui_fsm.replay.generate`` draws the scenarios from a fixed seed (chat, tool calls,
 front-end tools, snapshots, activities, interrupts, history, cancels, actions inside runs,
-protocol-bending streams); each batch goes once through the Node driver of
-``@assistant-ui/react-ag-ui`` 0.0.57 and through ``ThreadRuntime(profile="reference")``.
+protocol-bending streams); each batch goes once through the Node driver of the
+``@assistant-ui/react-ag-ui`` release agui-fsm's reference profile implements
+(``PROFILE_RELEASE``) and through ``ThreadRuntime(profile="reference")``.
 On a disagreement the first one, shrunk, is written to ``.hypothesis/disagreement-*.json``.
 500 scenarios per delivery by default; 5,000 with ``HYPOTHESIS_PROFILE=long``; any number
 and another seed with ``AGUI_FSM_DIFFERENTIAL=N AGUI_FSM_DIFFERENTIAL_SEED=S``.
@@ -21,6 +22,7 @@ import pytest
 
 from agui_fsm.replay.differential import Disagreement, compare, shrink
 from agui_fsm.replay.generate import DELIVERIES, scenario_batch
+from agui_fsm.replay.reference import profile_driver_dir
 
 OUT = Path(__file__).resolve().parent.parent / ".hypothesis"
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
@@ -33,7 +35,9 @@ def disagreements() -> dict[Any, list[Disagreement]]:
     # One batch per delivery, all through one driver process: the same scenarios each time,
     # only options.delivery differs.
     batches = {d: scenario_batch(SEED, COUNT, d) for d in DELIVERIES}
-    found = compare([s for batch in batches.values() for s in batch])
+    found = compare(
+        [s for batch in batches.values() for s in batch], driver_dir=profile_driver_dir()
+    )
     by_delivery: dict[Any, list[Disagreement]] = {d: [] for d in DELIVERIES}
     for disagreement in found:
         by_delivery[DELIVERIES[disagreement.index // COUNT]].append(disagreement)
@@ -49,7 +53,9 @@ def test_random_scenarios_agree_with_the_real_reference(
         return
     OUT.mkdir(exist_ok=True)
     path = OUT / f"disagreement-{delivery}.json"
-    path.write_text(json.dumps(shrink(found[0].scenario), indent=2))
+    path.write_text(
+        json.dumps(shrink(found[0].scenario, driver_dir=profile_driver_dir()), indent=2)
+    )
     pytest.fail(
         f"{len(found)} of {COUNT} scenarios (seed {SEED}, delivery {delivery!r}) disagree with "
         f"the reference; the first, shrunk, is in {path}"

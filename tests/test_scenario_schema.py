@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 
 from agui_fsm.cli import main
-from agui_fsm.replay.generate import scenarios
+from agui_fsm.replay.generate import scenario_batch, scenarios
 from agui_fsm.replay.scenario import check_scenario_schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +43,28 @@ def test_every_shipped_scenario_fits_the_schema(path: Path) -> None:
 @given(scenarios())
 def test_generated_scenarios_fit_the_schema(scenario: dict) -> None:
     check_scenario_schema(scenario)
+
+
+@settings(max_examples=20)
+@given(scenarios(subagents=True))
+def test_generated_subagent_scenarios_fit_the_schema(scenario: dict) -> None:
+    check_scenario_schema(scenario)
+
+
+def test_the_generator_draws_subagents_only_when_asked() -> None:
+    def events(batch: list[dict]) -> list[dict]:
+        return [e for s in batch for items in s["runs"] for e in items if "op" not in e]
+
+    plain = events(scenario_batch(5, 60))
+    spawning = events(scenario_batch(5, 60, subagents=True))
+    started = [e for e in spawning if e["type"] == "SUBAGENT_STARTED" and "subagentRunId" in e]
+    assert started and not [e for e in plain if "subagentRunId" in e]
+    ends = {e["type"] for e in spawning if e["type"].startswith("SUBAGENT_")}
+    assert ends == {"SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"}
+    nested = [e for e in started if e.get("parentSubagentRunId")]
+    spawned = [e for e in started if e.get("parentToolCallId")]
+    tagged = {e["type"] for e in spawning if e.get("subagentRunId") and e["type"] not in ends}
+    assert nested and spawned and {"TEXT_MESSAGE_START", "TOOL_CALL_START"} <= tagged
 
 
 FRONT_END_TOOLS = {

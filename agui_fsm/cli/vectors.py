@@ -12,7 +12,7 @@ import click
 
 from agui_fsm.cli.options import SECONDS
 from agui_fsm.limits import DEFAULT_MAX_REPLY_BYTES
-from agui_fsm.machines.table import PROFILES
+from agui_fsm.replay.reference import REFERENCE_RELEASE
 from agui_fsm.vectors.catalogue import (
     LEVELS,
     Catalogue,
@@ -40,11 +40,13 @@ def _choice(name: str, choices: tuple[str, ...], text: str) -> Any:
     )
 
 
-PROFILE_OPTION = _choice(
+PROFILE_OPTION = click.option(
     "--profile",
-    PROFILES,
-    "Whose output the port must print: spec (AG-UI 1.0, every invariant holding) or "
-    "reference (@assistant-ui/react-ag-ui 0.0.57 exactly).",
+    default="spec",
+    show_default=True,
+    help="Whose output the port must print: spec (AG-UI 1.0, every invariant holding), "
+    f"reference ({REFERENCE_RELEASE} exactly), or a frozen earlier release the vectors "
+    "directory keeps (reference-0.0.57; `agui-fsm vectors list --profile` names them).",
 )
 LEVEL_OPTION = _choice(
     "--level",
@@ -55,9 +57,11 @@ LEVEL_OPTION = _choice(
 )
 
 
-def _catalogue(vectors_dir: Path | None) -> Catalogue:
+def _catalogue(vectors_dir: Path | None, profile: str | None = None) -> Catalogue:
+    """The catalogue, limited to the vectors ``profile`` has an expected output for."""
     try:
-        return load_catalogue(vectors_dir)
+        catalogue = load_catalogue(vectors_dir)
+        return catalogue if profile is None else catalogue.for_profile(profile)
     except CatalogueError as exc:
         raise click.UsageError(str(exc)) from exc
 
@@ -75,7 +79,7 @@ def list_vectors(vectors_dir: Path | None, profile: str, level: str) -> None:
     """One line per vector: its id, the file holding the output PROFILE expects at LEVEL
     ("-" where the vector has none at the protocol level), the features it uses there, and
     its title."""
-    catalogue = _catalogue(vectors_dir)
+    catalogue = _catalogue(vectors_dir, profile)
     rows = [
         (
             v.id,
@@ -211,7 +215,7 @@ def run(
     every one with --all-differences), then a summary. Exit status: 0 every vector passed
     (or was skipped or expected to fail), 1 one failed, 2 a usage error or a driver that
     could not be run."""
-    catalogue = _catalogue(vectors_dir)
+    catalogue = _catalogue(vectors_dir, profile)
     try:
         command = tuple(shlex.split(driver))
     except ValueError as exc:

@@ -1,4 +1,4 @@
-"""Scenario replay (format v1.1, ``specs/conformance/FORMAT.md``) through the reference runtime."""
+"""Scenario replay (format v1.2, ``specs/conformance/FORMAT.md``) through the reference runtime."""
 
 from agui_fsm.replay.normalize import normalize_output
 from agui_fsm.replay.runner import Replay, replay_scenario

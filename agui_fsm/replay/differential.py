@@ -2,7 +2,8 @@
 
 :func:`compare` replays a batch of scenarios through :class:`~agui_fsm.runtime.ThreadRuntime`
 in a behaviour profile and through ``reference-driver/`` (``@assistant-ui/react-ag-ui``
-0.0.57) at the same time, and returns the scenarios whose normalized outputs differ.
+0.0.58, or another release's scratch install) at the same time, and returns the scenarios
+whose normalized outputs differ.
 
 One kind of difference is not a disagreement: the wording of an error the agent's stream
 caused by breaking the protocol. agui-fsm fails such a run with its validator's rule id and
@@ -20,14 +21,14 @@ import asyncio
 import json
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.explore import quiet_runtime_logs
-from agui_fsm.replay.reference import ReferenceRun
+from agui_fsm.replay.reference import DRIVER_DIR, ReferenceRun
 from agui_fsm.replay.runner import Replay
 from agui_fsm.replay.scenario import parse_scenario
 
@@ -90,9 +91,13 @@ def agree(ours: dict[str, Any], theirs: dict[str, Any], texts: set[str]) -> bool
 
 
 def compare(
-    scenarios: Sequence[dict[str, Any]], *, profile: str = "reference"
+    scenarios: Sequence[dict[str, Any]],
+    *,
+    profile: str = "reference",
+    driver_dir: Path = DRIVER_DIR,
 ) -> list[Disagreement]:
-    """Every scenario on which agui-fsm (in ``profile``) and the real reference disagree.
+    """Every scenario on which agui-fsm (in ``profile``) and the real reference (the one
+    installed in ``driver_dir``) disagree.
 
     The reference driver runs in its own process while agui-fsm replays, so the two
     sides share the machine's cores."""
@@ -102,7 +107,7 @@ def compare(
             path = Path(directory) / f"{number:05d}.json"
             path.write_text(json.dumps(scenario))
             paths.append(path)
-        reference = ReferenceRun(paths)
+        reference = ReferenceRun(paths, driver_dir=driver_dir)
         with quiet_runtime_logs():
             ours = [replay_for_comparison(s, profile) for s in scenarios]
         theirs = reference.outputs()
@@ -148,7 +153,11 @@ def _deepest_level(scenario: dict[str, Any]) -> int:
 
 
 def shrink_all(
-    scenarios: Sequence[dict[str, Any]], *, profile: str = "reference", rounds: int = 200
+    scenarios: Sequence[dict[str, Any]],
+    *,
+    profile: str = "reference",
+    rounds: int = 200,
+    driver_dir: Path = DRIVER_DIR,
 ) -> list[dict[str, Any]]:
     """Each disagreeing scenario made small: in each round the coarsest piece whose removal
     keeps the disagreement is left out (every scenario's candidates of a level compared in
@@ -171,7 +180,8 @@ def shrink_all(
             if not batch:
                 break
             first: dict[int, int] = {}
-            for index in sorted(d.index for d in compare(batch, profile=profile)):
+            found = compare(batch, profile=profile, driver_dir=driver_dir)
+            for index in sorted(d.index for d in found):
                 first.setdefault(owner[index], index)
             for k, index in first.items():
                 current[k] = batch[index]
@@ -182,6 +192,86 @@ def shrink_all(
     return current
 
 
-def shrink(scenario: dict[str, Any], *, profile: str = "reference") -> dict[str, Any]:
+def shrink(
+    scenario: dict[str, Any], *, profile: str = "reference", driver_dir: Path = DRIVER_DIR
+) -> dict[str, Any]:
     """A small form of one disagreeing scenario (see :func:`shrink_all`)."""
-    return shrink_all([scenario], profile=profile)[0]
+    return shrink_all([scenario], profile=profile, driver_dir=driver_dir)[0]
+
+
+def _items(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    return [item for items in scenario.get("runs", []) for item in items]
+
+
+def _without(value: Any, drop: Callable[[str, Any], bool]) -> Any:
+    """``value`` without the object keys ``drop(key, value)`` names, at every depth."""
+    if isinstance(value, dict):
+        return {k: _without(v, drop) for k, v in value.items() if not drop(k, v)}
+    if isinstance(value, list):
+        return [_without(v, drop) for v in value]
+    return value
+
+
+def _unanswered_success(found: Disagreement) -> bool:
+    """A run ended with outcome success while a call had no result: the reference's message
+    requires action where ours is complete, or the other way round."""
+    statuses = [
+        {m.get("id"): (m.get("status") or {}).get("type") for m in out.get("messages", [])}
+        for out in (found.ours, found.theirs)
+    ]
+    finished = any(
+        item.get("type") == "RUN_FINISHED" and (item.get("outcome") or {}).get("type") == "success"
+        for item in _items(found.scenario)
+    )
+    return finished and any(
+        {statuses[0].get(k), statuses[1].get(k)} == {"complete", "requires-action"}
+        for k in statuses[1]
+    )
+
+
+def _failed(output: dict[str, Any]) -> bool:
+    """Whether a run of ``output`` failed: an error recorded, or a message ended in error."""
+    statuses = [m.get("status") or {} for m in output.get("messages", [])]
+    return bool(output.get("errors")) or any(s.get("reason") == "error" for s in statuses)
+
+
+def classify(found: Disagreement, agrees_per_event: bool) -> str:
+    """The class of a shrunk disagreement, by what the scenario holds and where the outputs
+    differ (the first class that fits)."""
+    scenario, ours, theirs = found.scenario, found.ours, found.theirs
+    items = _items(scenario)
+    text = json.dumps(scenario)
+    if "SUBAGENT_" in text or '"subagentRunId"' in text:
+        failed = _failed(ours), _failed(theirs)
+        if failed == (True, False):
+            return "subagents: agui-fsm fails the run where the reference takes the events"
+        if failed == (False, True):
+            return "subagents: the reference's client fails the run, agui-fsm does not"
+        if any('"messages"' in json.dumps(m.get("content")) for m in theirs.get("messages", [])):
+            return "subagents: messages nested on the spawning call"
+        return "subagents: other (where the parts go, message ids)"
+    if "a2ui" in text:
+        return "A2UI surfaces"
+    no_prompt = (lambda k, v: k == "prompt"), (lambda k, v: k == "approval")
+    if _without(ours, no_prompt[0]) == _without(theirs, no_prompt[0]):
+        return "tool approvals: the interrupt's message as the approval prompt"
+    if _without(ours, no_prompt[1]) == _without(theirs, no_prompt[1]):
+        return "tool approvals"
+    executions = ours.get("executions"), theirs.get("executions")
+    if executions[0] != executions[1] and sorted(map(json.dumps, executions[0] or [])) == sorted(
+        map(json.dumps, executions[1] or [])
+    ):
+        return "front-end calls: execution order"
+    if agrees_per_event:
+        return "delivery timing"
+    if any("op" in item for item in items) or sum(
+        item.get("type") == "RUN_STARTED" for item in items
+    ) > len(scenario.get("runs", [])):
+        return "client actions inside a run, overlapping runs"
+    if _unanswered_success(found):
+        return "RUN_FINISHED success while a call has no result"
+    if ours.get("errors") != theirs.get("errors") or any(
+        m.get("status", {}).get("type") == "incomplete" for m in theirs.get("messages", [])
+    ):
+        return "client checks (@ag-ui/client)"
+    return "other"

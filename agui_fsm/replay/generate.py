@@ -10,6 +10,15 @@ there may be a history. Some runs bend the protocol (an event dropped, repeated,
 broken), as a faulty backend would. :func:`scenario_batch` gives ``count`` of them from one
 seed, the same ones on every machine. :func:`scenarios` is the Hypothesis strategy over the
 same drawing (requires ``hypothesis``, the ``dev`` extra).
+
+With ``subagents=True`` (off by default: agui-fsm's runtime does not nest subagents yet, and
+the drawing without it is the same as before, scenario for scenario) runs also spawn
+subagents (AG-UI 1.0, format 1.2): a SUBAGENT_STARTED under a tool call (sometimes under
+none, under a call the run never made, or under another subagent's call), its tagged text,
+reasoning and tool calls (answered by the backend, left for the user, or front-end), and a
+SUBAGENT_FINISHED (success, with a result, or suspended on the run's interrupt) or
+SUBAGENT_ERROR; bent runs then also tag an event ``subagentRunId: null``, tag a continuation
+with another subagent, or leave a subagent open at RUN_FINISHED.
 """
 
 from __future__ import annotations
@@ -54,27 +63,86 @@ class _Conversation:
         self.front_end_calls: list[str] = []
         self.interrupts: list[str] = []
         self.calls = 0
+        self.subagents = 0
+
+
+def _state_block(drawer: _RunDrawer, k: int) -> None:
+    """A STATE_SNAPSHOT or a STATE_DELTA (one that may not apply)."""
+    rng = drawer.rng
+    if rng.random() < 0.5:
+        drawer.events.append(
+            {"type": "STATE_SNAPSHOT", "snapshot": {"count": rng.randint(0, 5), "items": []}}
+        )
+        return
+    drawer.events.append(
+        {
+            "type": "STATE_DELTA",
+            "delta": rng.choice(
+                [
+                    [{"op": "replace", "path": "/count", "value": 7}],
+                    [{"op": "add", "path": "/items/-", "value": "x"}],
+                    [{"op": "add", "path": "/flag", "value": True}],
+                    [{"op": "remove", "path": "/missing"}],
+                    [],
+                ]
+            ),
+        }
+    )
+
+
+def _custom_block(drawer: _RunDrawer, k: int) -> None:
+    """A CUSTOM, a RAW, or a step started and finished."""
+    rng = drawer.rng
+    kind = rng.random()
+    if kind < 0.5:
+        drawer.events.append({"type": "CUSTOM", "name": "progress", "value": {"step": k}})
+    elif kind < 0.75:
+        drawer.events.append({"type": "RAW", "event": {"source": "x", "n": k}})
+    else:
+        drawer.events.append({"type": "STEP_STARTED", "stepName": f"s{k}"})
+        drawer.events.append({"type": "STEP_FINISHED", "stepName": f"s{k}"})
 
 
 class _RunDrawer:
     """One run's events; ``conversation`` collects what later runs and steps refer to."""
 
-    def __init__(self, rng: random.Random, number: int, conversation: _Conversation, tools: bool):
+    def __init__(
+        self,
+        rng: random.Random,
+        number: int,
+        conversation: _Conversation,
+        tools: bool,
+        subagents: bool = False,
+    ):
         self.rng = rng
         self.number = number
         self.conversation = conversation
         self.tools = tools
+        self.subagents = subagents
         self.message_id = f"a{number}"
         self.events: list[dict[str, Any]] = []
         self.wire_calls: list[dict[str, Any]] = []
         self.wire_text = ""
+        self.tag: dict[str, Any] = {}
+        """The ``subagentRunId`` of the subagent whose events are being drawn (else empty)."""
+        self.suspended: list[str] = []
+        """Subagents that finished suspended: the run ends with an interrupt for each."""
+        self.depth = 0
+        """How many subagents deep the events being drawn are."""
+
+    @property
+    def speaker_id(self) -> str:
+        """The message id the current speaker's text and calls hang on."""
+        tag = self.tag.get("subagentRunId")
+        return self.message_id if tag is None else f"m_{tag}"
 
     def draw(self) -> list[dict[str, Any]]:
         rng = self.rng
         run_id = f"r{self.number}"
         self.events.append({"type": "RUN_STARTED", "threadId": THREAD, "runId": run_id})
+        blocks = self._BLOCKS + self._SUBAGENT_BLOCKS if self.subagents else self._BLOCKS
         for k in range(rng.randint(0, 4)):
-            rng.choice(self._BLOCKS)(self, k)
+            rng.choice(blocks)(self, k)
         self.conversation.messages.append(
             {
                 "id": self.message_id,
@@ -90,47 +158,55 @@ class _RunDrawer:
 
     def _text(self, k: int) -> None:
         rng = self.rng
-        mid = self.message_id if k == 0 or rng.random() < 0.6 else f"{self.message_id}_{k}"
+        base = self.speaker_id
+        mid = base if k == 0 or rng.random() < 0.6 else f"{base}_{k}"
         words = [rng.choice(WORDS) for _ in range(rng.randint(0, 3))]
-        self.wire_text += "".join(words)
+        tag = self.tag
+        if not tag:
+            self.wire_text += "".join(words)
         if rng.random() < 0.2:
             for n, word in enumerate(words or [""]):
-                chunk: dict[str, Any] = {"type": "TEXT_MESSAGE_CHUNK", "delta": word}
+                chunk: dict[str, Any] = {"type": "TEXT_MESSAGE_CHUNK", "delta": word, **tag}
                 if n == 0 or rng.random() < 0.3:
                     chunk["messageId"] = mid
                 self.events.append(chunk)
             return
-        self.events.append({"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant"})
+        self.events.append(
+            {"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant", **tag}
+        )
         for word in words:
-            self.events.append({"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": word})
-        self.events.append({"type": "TEXT_MESSAGE_END", "messageId": mid})
+            self.events.append(
+                {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": word, **tag}
+            )
+        self.events.append({"type": "TEXT_MESSAGE_END", "messageId": mid, **tag})
 
     def _reasoning(self, k: int) -> None:
         rng = self.rng
-        rid = f"rs{self.number}_{k}"
-        if rng.random() < 0.15:
+        tag = self.tag
+        rid = f"rs{self.number}_{k}" + (f"_{tag['subagentRunId']}" if tag else "")
+        if not tag and rng.random() < 0.15:  # THINKING_* carry no attribution
             self.events.append({"type": "THINKING_START"})
             self.events.append({"type": "THINKING_TEXT_MESSAGE_START"})
             self.events.append({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "hmm"})
             self.events.append({"type": "THINKING_TEXT_MESSAGE_END"})
             self.events.append({"type": "THINKING_END"})
             return
-        self.events.append({"type": "REASONING_START", "messageId": rid})
+        self.events.append({"type": "REASONING_START", "messageId": rid, **tag})
         if rng.random() < 0.25:
             for word in [rng.choice(WORDS) for _ in range(rng.randint(1, 2))]:
                 self.events.append(
-                    {"type": "REASONING_MESSAGE_CHUNK", "messageId": rid, "delta": word}
+                    {"type": "REASONING_MESSAGE_CHUNK", "messageId": rid, "delta": word, **tag}
                 )
         else:
             self.events.append(
-                {"type": "REASONING_MESSAGE_START", "messageId": rid, "role": "reasoning"}
+                {"type": "REASONING_MESSAGE_START", "messageId": rid, "role": "reasoning", **tag}
             )
             for word in [rng.choice(WORDS) for _ in range(rng.randint(1, 2))]:
                 self.events.append(
-                    {"type": "REASONING_MESSAGE_CONTENT", "messageId": rid, "delta": word}
+                    {"type": "REASONING_MESSAGE_CONTENT", "messageId": rid, "delta": word, **tag}
                 )
-            self.events.append({"type": "REASONING_MESSAGE_END", "messageId": rid})
-        self.events.append({"type": "REASONING_END", "messageId": rid})
+            self.events.append({"type": "REASONING_MESSAGE_END", "messageId": rid, **tag})
+        self.events.append({"type": "REASONING_END", "messageId": rid, **tag})
 
     def _call_name(self) -> str:
         names = BACKEND_TOOLS + (list(FRONT_END_TOOLS) * 2 if self.tools else [])
@@ -149,26 +225,34 @@ class _RunDrawer:
         name = self._call_name()
         args = _args_text(rng)
         call = self._new_call(name, args)
-        parent = self.message_id if rng.random() < 0.8 else f"{self.message_id}_{k}"
+        base, tag = self.speaker_id, self.tag
+        parent = base if rng.random() < 0.8 else f"{base}_{k}"
         if rng.random() < 0.15:
             for n, piece in enumerate(_pieces(rng, args)):
-                chunk: dict[str, Any] = {"type": "TOOL_CALL_CHUNK", "delta": piece}
+                chunk: dict[str, Any] = {"type": "TOOL_CALL_CHUNK", "delta": piece, **tag}
                 if n == 0:
                     chunk.update(toolCallId=call, toolCallName=name, parentMessageId=parent)
                 self.events.append(chunk)
         else:
-            self.events.append(
-                {
-                    "type": "TOOL_CALL_START",
-                    "toolCallId": call,
-                    "toolCallName": name,
-                    "parentMessageId": parent,
-                }
-            )
-            for piece in _pieces(rng, args):
-                self.events.append({"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": piece})
-            self.events.append({"type": "TOOL_CALL_END", "toolCallId": call})
+            self._call_events(call, name, parent, _pieces(rng, args))
         self._after_call(call, name)
+
+    def _call_events(self, call: str, name: str, parent: str, pieces: list[str]) -> None:
+        tag = self.tag
+        self.events.append(
+            {
+                "type": "TOOL_CALL_START",
+                "toolCallId": call,
+                "toolCallName": name,
+                "parentMessageId": parent,
+                **tag,
+            }
+        )
+        for piece in pieces:
+            self.events.append(
+                {"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": piece, **tag}
+            )
+        self.events.append({"type": "TOOL_CALL_END", "toolCallId": call, **tag})
 
     def _interleaved_tools(self, k: int) -> None:
         """Two calls opened before either's arguments, their arguments interleaved."""
@@ -178,25 +262,27 @@ class _RunDrawer:
             name = self._call_name()
             args = _args_text(rng)
             calls.append((self._new_call(name, args), name, _pieces(rng, args, 2)))
+        tag = self.tag
         for call, name, _ in calls:
             self.events.append(
                 {
                     "type": "TOOL_CALL_START",
                     "toolCallId": call,
                     "toolCallName": name,
-                    "parentMessageId": self.message_id,
+                    "parentMessageId": self.speaker_id,
+                    **tag,
                 }
             )
         queues = [(call, list(pieces)) for call, _, pieces in calls]
         while any(pieces for _, pieces in queues):
             call, pieces = rng.choice([q for q in queues if q[1]])
             self.events.append(
-                {"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": pieces.pop(0)}
+                {"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": pieces.pop(0), **tag}
             )
         order = [c for c, _, _ in calls]
         rng.shuffle(order)
         for call in order:
-            self.events.append({"type": "TOOL_CALL_END", "toolCallId": call})
+            self.events.append({"type": "TOOL_CALL_END", "toolCallId": call, **tag})
         for call, name, _ in calls:
             self._after_call(call, name)
 
@@ -218,6 +304,7 @@ class _RunDrawer:
             "messageId": f"res_{call}",
             "toolCallId": call,
             "content": content,
+            **self.tag,
         }
         if rng.random() < 0.8:
             event["role"] = "tool"
@@ -235,39 +322,6 @@ class _RunDrawer:
             self._tool_result(call)
         else:
             self._text(k)
-
-    def _state(self, k: int) -> None:
-        rng = self.rng
-        if rng.random() < 0.5:
-            self.events.append(
-                {"type": "STATE_SNAPSHOT", "snapshot": {"count": rng.randint(0, 5), "items": []}}
-            )
-            return
-        self.events.append(
-            {
-                "type": "STATE_DELTA",
-                "delta": rng.choice(
-                    [
-                        [{"op": "replace", "path": "/count", "value": 7}],
-                        [{"op": "add", "path": "/items/-", "value": "x"}],
-                        [{"op": "add", "path": "/flag", "value": True}],
-                        [{"op": "remove", "path": "/missing"}],
-                        [],
-                    ]
-                ),
-            }
-        )
-
-    def _custom(self, k: int) -> None:
-        rng = self.rng
-        kind = rng.random()
-        if kind < 0.5:
-            self.events.append({"type": "CUSTOM", "name": "progress", "value": {"step": k}})
-        elif kind < 0.75:
-            self.events.append({"type": "RAW", "event": {"source": "x", "n": k}})
-        else:
-            self.events.append({"type": "STEP_STARTED", "stepName": f"s{k}"})
-            self.events.append({"type": "STEP_FINISHED", "stepName": f"s{k}"})
 
     def _messages_snapshot(self, k: int) -> None:
         rng = self.rng
@@ -310,6 +364,70 @@ class _RunDrawer:
             event["replace"] = False
         self.events.append(event)
 
+    def _subagent(self, k: int) -> None:
+        """A subagent (AG-UI 1.0): spawned by a call of the current speaker (or by none, or
+        by a call the run never made), a few blocks of its own, and how it ends."""
+        rng = self.rng
+        conversation = self.conversation
+        conversation.subagents += 1
+        sid = f"s{conversation.subagents}"
+        started: dict[str, Any] = {
+            "type": "SUBAGENT_STARTED",
+            "subagentRunId": sid,
+            "name": rng.choice(["researcher", "coder"]),
+        }
+        if self.tag:
+            started["parentSubagentRunId"] = self.tag["subagentRunId"]
+        if rng.random() < 0.2:
+            started["description"] = "helps out"
+        spawn = None
+        kind = rng.random()
+        if kind < 0.8:
+            spawn = self._new_call("task", '{"goal":"x"}')
+            self._call_events(spawn, "task", self.speaker_id, ['{"goal":"x"}'])
+            started.update(parentToolCallId=spawn, parentMessageId=self.speaker_id)
+        elif kind < 0.9:
+            started["parentToolCallId"] = "tc_elsewhere"
+        self.events.append(started)
+        outer, self.tag = self.tag, {"subagentRunId": sid}
+        self.depth += 1
+        inner = (_RunDrawer._text, _RunDrawer._reasoning, _RunDrawer._tool, _RunDrawer._tool)
+        if self.depth < 3:
+            inner += (_RunDrawer._subagent,)
+        for j in range(rng.randint(1, 3)):
+            rng.choice(inner)(self, 10 * self.depth + j)
+        self.depth -= 1
+        self.tag = outer
+        end = rng.random()
+        if end < 0.6:
+            finished: dict[str, Any] = {"type": "SUBAGENT_FINISHED", "subagentRunId": sid}
+            if rng.random() < 0.5:
+                finished["result"] = rng.choice(["done", {"found": 2}])
+            if rng.random() < 0.3:
+                finished["outcome"] = {"type": "success"}
+            self.events.append(finished)
+        elif end < 0.75:
+            self.suspended.append(sid)
+            self.events.append(
+                {
+                    "type": "SUBAGENT_FINISHED",
+                    "subagentRunId": sid,
+                    "outcome": {"type": "suspended", "interruptIds": [f"int_{sid}"]},
+                }
+            )
+        elif end < 0.9:
+            error: dict[str, Any] = {
+                "type": "SUBAGENT_ERROR",
+                "subagentRunId": sid,
+                "message": "subagent failed",
+            }
+            if rng.random() < 0.5:
+                error["code"] = "quota"
+            self.events.append(error)
+        # else the subagent is never finished: the client fails the run at RUN_FINISHED
+        if spawn is not None:
+            self._after_call(spawn, "task")
+
     _BLOCKS = (
         _text,
         _text,
@@ -318,11 +436,13 @@ class _RunDrawer:
         _tool,
         _interleaved_tools,
         _late_result,
-        _state,
-        _custom,
+        _state_block,
+        _custom_block,
         _messages_snapshot,
         _activity,
     )
+    _SUBAGENT_BLOCKS = (_subagent, _subagent, _subagent)
+    """Drawn beside :data:`_BLOCKS` when the scenario has subagents."""
 
     # -- the end ---------------------------------------------------------------------------
 
@@ -334,14 +454,19 @@ class _RunDrawer:
             self.events.append({"type": "RUN_ERROR", "message": "agent failed"})
         elif kind < 0.17:
             pass  # the stream just ends
-        elif kind < 0.32:
+        elif kind < 0.32 or self.suspended:
             interrupts = []
             for n in range(rng.randint(1, 2)):
                 interrupt: dict[str, Any] = {"id": f"int{self.number}_{n}", "reason": "confirm"}
                 if self.conversation.open_calls and rng.random() < 0.4:
                     interrupt["toolCallId"] = self.conversation.open_calls[-1]
+                    if self.subagents and rng.random() < 0.5:
+                        interrupt.update(reason="tool_call", message="Allow it?")
                 interrupts.append(interrupt)
                 self.conversation.interrupts.append(interrupt["id"])
+            for sid in self.suspended:  # each suspended subagent's own interrupt
+                interrupts.append({"id": f"int_{sid}", "reason": "confirm", "subagentRunId": sid})
+                self.conversation.interrupts.append(f"int_{sid}")
             finished["outcome"] = {"type": "interrupt", "interrupts": interrupts}
             self.events.append(finished)
         else:
@@ -396,13 +521,17 @@ def _a2ui_operations(rng: random.Random) -> list[Any]:
 # -- bending the protocol ----------------------------------------------------------------
 
 
-def _bend(rng: random.Random, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _bend(
+    rng: random.Random, events: list[dict[str, Any]], subagents: bool = False
+) -> list[dict[str, Any]]:
     """One fault a broken backend could make, somewhere in the run."""
     events = [dict(e) for e in events]
     if len(events) < 2:
         return events
     at = rng.randrange(len(events))
-    fault = rng.randrange(8)
+    fault = rng.randrange(11 if subagents else 8)
+    if fault >= 8:
+        return _bend_subagent(rng, events, at, fault)
     if fault == 0:
         del events[at]  # an event lost
     elif fault == 1:
@@ -425,6 +554,22 @@ def _bend(rng: random.Random, events: list[dict[str, Any]]) -> list[dict[str, An
         events.insert(at, {"type": "RUN_STARTED", "threadId": THREAD, "runId": "again"})
     else:
         events.insert(at, {"type": "TEXT_MESSAGE_START", "messageId": "dup", "role": "assistant"})
+    return events
+
+
+def _bend_subagent(
+    rng: random.Random, events: list[dict[str, Any]], at: int, fault: int
+) -> list[dict[str, Any]]:
+    """The subagent faults @ag-ui/client 0.0.59 fails a run on."""
+    tagged = [i for i, e in enumerate(events) if "subagentRunId" in e]
+    if fault == 8:  # an explicit null tag
+        events[tagged[0] if tagged else at]["subagentRunId"] = None
+    elif fault == 9 and tagged:  # a continuation tagged with another subagent
+        events[rng.choice(tagged)]["subagentRunId"] = "s_other"
+    else:  # a subagent left open at RUN_FINISHED
+        ends = [i for i, e in enumerate(events) if e.get("type") == "SUBAGENT_FINISHED"]
+        if ends:
+            del events[rng.choice(ends)]
     return events
 
 
@@ -480,9 +625,11 @@ def _history(rng: random.Random, conversation: _Conversation) -> list[dict[str, 
     return history
 
 
-def random_scenario(rng: random.Random, delivery: Any = None) -> dict[str, Any]:
+def random_scenario(
+    rng: random.Random, delivery: Any = None, *, subagents: bool = False
+) -> dict[str, Any]:
     """One scenario drawn from ``rng``; ``delivery`` (an ``options.delivery`` value) is
-    written into its options when given."""
+    written into its options when given; ``subagents`` lets runs spawn subagents."""
     conversation = _Conversation()
     options: dict[str, Any] = {}
     if rng.random() < 0.3:
@@ -503,9 +650,9 @@ def random_scenario(rng: random.Random, delivery: Any = None) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
 
     def add_run() -> None:
-        events = _RunDrawer(rng, len(runs) + 1, conversation, tools).draw()
+        events = _RunDrawer(rng, len(runs) + 1, conversation, tools, subagents).draw()
         if rng.random() < 0.12:
-            events = _bend(rng, events)
+            events = _bend(rng, events, subagents)
         if rng.random() < 0.12:
             events.insert(rng.randint(1, len(events)), _in_run_action(rng, conversation))
         runs.append(events)
@@ -552,15 +699,19 @@ def random_scenario(rng: random.Random, delivery: Any = None) -> dict[str, Any]:
     return scenario
 
 
-def scenario_batch(seed: int, count: int, delivery: Any = None) -> list[dict[str, Any]]:
+def scenario_batch(
+    seed: int, count: int, delivery: Any = None, *, subagents: bool = False
+) -> list[dict[str, Any]]:
     """``count`` scenarios drawn from ``seed`` (the same ones everywhere), each with
-    ``options.delivery`` set to ``delivery`` when given."""
+    ``options.delivery`` set to ``delivery`` when given (``subagents``: see the module)."""
     rng = random.Random(seed)
-    return [random_scenario(rng, delivery) for _ in range(count)]
+    return [random_scenario(rng, delivery, subagents=subagents) for _ in range(count)]
 
 
-def scenarios(delivery: Any = None) -> Any:
+def scenarios(delivery: Any = None, *, subagents: bool = False) -> Any:
     """The Hypothesis strategy over :func:`random_scenario`."""
     from hypothesis import strategies as st
 
-    return st.randoms(use_true_random=False).map(lambda rng: random_scenario(rng, delivery))
+    return st.randoms(use_true_random=False).map(
+        lambda rng: random_scenario(rng, delivery, subagents=subagents)
+    )

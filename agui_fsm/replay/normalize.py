@@ -2,7 +2,8 @@
 
 An id is *generated* when it appears nowhere in the input file (as a string
 value). Ids are looked for where the output has them, in this order: each
-message's ``id`` and then its tool-call parts' ``toolCallId``; each pending
+message's ``id`` and then its tool-call parts' ``toolCallId``, each followed by the
+messages nested on that part (format 1.2), walked the same way; each pending
 interrupt's ``id`` and ``toolCallId``; then ``persisted``; then each execution's
 ``toolCallId`` (v1.1). The reference driver
 (``reference-driver/replay.mjs``) walks the output the same way, so two
@@ -54,10 +55,7 @@ def normalize_output(
     numbering further ids (a trace's) after the output's."""
     rename = rename or IdNormalizer(input_strings(raw_scenario))
     for message in output["messages"]:
-        message["id"] = rename(message["id"])
-        for part in message["content"]:
-            if part.get("type") == "tool-call" and "toolCallId" in part:
-                part["toolCallId"] = rename(part["toolCallId"])
+        _rename_message(message, rename)
     for interrupt in output["interrupts"]:
         for key in ("id", "toolCallId"):
             if key in interrupt:
@@ -67,3 +65,16 @@ def normalize_output(
     for execution in output.get("executions", ()):
         execution["toolCallId"] = rename(execution["toolCallId"])
     return output
+
+
+def _rename_message(message: dict[str, Any], rename: IdNormalizer) -> None:
+    """The message's id, then each tool-call part's toolCallId followed by the messages
+    nested on that part (depth first, as the reference driver walks them)."""
+    message["id"] = rename(message["id"])
+    for part in message["content"]:
+        if part.get("type") != "tool-call":
+            continue
+        if "toolCallId" in part:
+            part["toolCallId"] = rename(part["toolCallId"])
+        for nested in part.get("messages", ()):
+            _rename_message(nested, rename)

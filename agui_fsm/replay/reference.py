@@ -1,4 +1,6 @@
-"""Runs the real TypeScript reference (``reference-driver/``) on scenario files, in one process."""
+"""Runs the real TypeScript reference (``reference-driver/``) on scenario files, in one process:
+the newest release the driver pins, a frozen earlier one (``reference-driver/releases/``), or
+any published release installed in a scratch folder (``replay.mjs --modules=DIR``)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,26 @@ from typing import Any
 
 DRIVER_DIR = Path(__file__).resolve().parents[2] / "reference-driver"
 
+REFERENCE_RELEASE = "@assistant-ui/react-ag-ui 0.0.58"
+"""The release ``reference-driver/`` pins (with ``@ag-ui/client`` 0.0.59), the newest: the
+``reference`` profile's expected outputs are its outputs."""
+
+FROZEN_RELEASES = {"0.0.57": DRIVER_DIR / "releases" / "0.0.57"}
+"""Earlier releases kept installable (each folder pins one with its own package-lock.json;
+``scripts/test`` installs them): the driver of each frozen set of expected outputs
+(``specs/conformance/frozen/reference-VERSION``)."""
+
+PROFILE_RELEASE = "0.0.57"
+"""The release agui-fsm's ``reference`` profile implements today. While it is a frozen one,
+the profile is held to that release's frozen outputs and its driver; once the runtime
+implements the newest, this names it and :func:`profile_driver_dir` is ``DRIVER_DIR``."""
+NEWEST_RELEASE = "0.0.58"
+
+
+def profile_driver_dir() -> Path:
+    """The driver of the release the ``reference`` profile implements."""
+    return DRIVER_DIR if PROFILE_RELEASE == NEWEST_RELEASE else FROZEN_RELEASES[PROFILE_RELEASE]
+
 
 class ReferenceDriverMissing(RuntimeError):
     """Node or the driver's pinned npm packages are not installed."""
@@ -21,17 +43,20 @@ class ReferenceRun:
     """The driver replaying a batch of scenario files in the background: start it, do other
     work, then read :meth:`outputs`."""
 
-    def __init__(self, paths: Sequence[Path], *, timeout: float = 600) -> None:
+    def __init__(
+        self, paths: Sequence[Path], *, timeout: float = 600, driver_dir: Path = DRIVER_DIR
+    ) -> None:
         node = shutil.which("node")
         if node is None:
             raise ReferenceDriverMissing("Node.js is not on PATH (the reference driver needs it)")
-        if not (DRIVER_DIR / "node_modules" / "@assistant-ui" / "react-ag-ui").is_dir():
+        if not (driver_dir / "node_modules" / "@assistant-ui" / "react-ag-ui").is_dir():
             raise ReferenceDriverMissing(
                 f"the reference driver's packages are not installed: run "
-                f"`npm ci --prefix {DRIVER_DIR}` (scripts/test does it)"
+                f"`npm ci --prefix {driver_dir}` (scripts/test does it)"
             )
+        modules = [] if driver_dir == DRIVER_DIR else [f"--modules={driver_dir}"]
         self._process = subprocess.Popen(
-            [node, str(DRIVER_DIR / "replay.mjs"), "--batch"],
+            [node, str(DRIVER_DIR / "replay.mjs"), "--batch", *modules],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -54,7 +79,7 @@ class ReferenceRun:
             self._done = exc
 
     def outputs(self) -> list[dict[str, Any]]:
-        """What ``@assistant-ui/react-ag-ui`` 0.0.57 printed for each file, in order."""
+        """What the reference printed for each file, in order."""
         self._thread.join()
         if isinstance(self._done, BaseException):
             raise self._done
@@ -66,6 +91,9 @@ class ReferenceRun:
         return json.loads(out)
 
 
-def reference_outputs(paths: Sequence[Path], *, timeout: float = 600) -> list[dict[str, Any]]:
-    """What ``@assistant-ui/react-ag-ui`` 0.0.57 prints for each scenario file, in order."""
-    return ReferenceRun(paths, timeout=timeout).outputs()
+def reference_outputs(
+    paths: Sequence[Path], *, timeout: float = 600, driver_dir: Path = DRIVER_DIR
+) -> list[dict[str, Any]]:
+    """What the reference in ``driver_dir`` (by default :data:`REFERENCE_RELEASE`) prints for
+    each scenario file, in order."""
+    return ReferenceRun(paths, timeout=timeout, driver_dir=driver_dir).outputs()

@@ -29,9 +29,28 @@ from agui_fsm.thread.observe import RunView
 OUTPUT_PART_KEYS = {
     "text": ("text",),
     "reasoning": ("text",),
-    "tool-call": ("toolCallId", "toolName", "argsText", "args", "result", "isError", "artifact"),
+    "tool-call": (
+        "toolCallId",
+        "toolName",
+        "argsText",
+        "args",
+        "result",
+        "isError",
+        "artifact",
+        "approval",
+    ),
     "data": ("name", "data"),
 }
+SUBAGENT_KEYS = (
+    "name",
+    "description",
+    "parentSubagentRunId",
+    "result",
+    "interruptIds",
+    "errorCode",
+)
+"""What a nested subagent message's ``metadata.custom.agui`` holds that the format prints as
+its ``subagent`` (FORMAT.md, "Nested messages")."""
 QUIET_TICKS = 3
 MAX_TICKS = 20_000
 TASK_TURNS = 12
@@ -404,6 +423,19 @@ def part_output(part: dict[str, Any]) -> dict[str, Any]:
     for key in keys:
         if key in part:
             out[key] = part[key]
+    nested = part.get("messages") if out["type"] == "tool-call" else None
+    if nested:
+        out["messages"] = [nested_message_output(m) for m in nested]
+    return out
+
+
+def nested_message_output(message: dict[str, Any]) -> dict[str, Any]:
+    """A subagent's message on the tool call that spawned it (format 1.2)."""
+    out = message_output(message)
+    agui = ((message.get("metadata") or {}).get("custom") or {}).get("agui") or {}
+    subagent = {k: agui[k] for k in SUBAGENT_KEYS if agui.get(k) is not None}
+    if subagent:
+        out["subagent"] = subagent
     return out
 
 

@@ -1,4 +1,4 @@
-"""The scenario format v1.1 (``specs/conformance/FORMAT.md``): what the agent streams, what the
+"""The scenario format v1.2 (``specs/conformance/FORMAT.md``): what the agent streams, what the
 user does. A file is checked against ``specs/conformance/scenario.schema.json`` when loaded."""
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 the output each behaviour profile expects.
 
 A catalogue is a directory laid out as ``specs/conformance/`` is (``vectors/``,
-``expected/``, ``reference/`` where the reference differs, ``index.json``), or the copy of
-it that :func:`export_kit` writes for a port to vendor. Features are read from the scenario
-itself, so a vector never declares one it does not use.
+``expected/``, ``reference/`` where the reference differs, ``frozen/NAME/`` for an earlier
+reference release's outputs, ``index.json``), or the copy of it that :func:`export_kit`
+writes for a port to vendor. Features are read from the scenario itself, so a vector never
+declares one it does not use.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from agui_fsm.aggregator.tool_results import CANCELLED_RESULT
@@ -25,8 +27,12 @@ from agui_fsm.machines.table import PROFILES
 SPECS_DIR = Path(__file__).resolve().parents[2] / "specs" / "conformance"
 """The catalogue of a source checkout (the vectors are not installed with the package)."""
 
-SCENARIO_FORMAT = "1.1"
+SCENARIO_FORMAT = "1.2"
 """The version of the scenario format (FORMAT.md) the vectors are written in."""
+
+FROZEN_DIR = "frozen"
+"""Where an earlier reference release's outputs stay, one folder per release
+(index.json's ``frozen`` names them)."""
 
 KIT_DOCUMENTS = ("FORMAT.md", "DRIVER.md", "scenario.schema.json")
 """Files a port vendors beside the vectors: the format, the driver protocol, the schema."""
@@ -191,6 +197,10 @@ class Vector:
     """The protocol-level output (``protocol/NAME.json``), where the vector has one."""
     no_protocol_output: str | None = None
     """Why the vector has no protocol-level output (index.json says so)."""
+    reference_pending: Mapping[str, Any] | None = None
+    """index.json's ``reference_pending``: the newest reference release prints something
+    agui-fsm's profiles do not print yet (its ``reason`` says what); until then agui-fsm's
+    reference profile prints the vector's frozen output of the release before."""
 
     def load_scenario(self) -> dict[str, Any]:
         return json.loads(self.scenario.read_text())
@@ -218,15 +228,26 @@ class Vector:
         return tuple(f for f in self.features if f not in APPLICATION_FEATURES)
 
 
-def error_texts_vary(difference: Mapping[str, Any] | None) -> tuple[str, ...]:
+def error_texts_vary(
+    difference: Mapping[str, Any] | None,
+    frozen: Iterable[str] = (),
+    pending: Mapping[str, Any] | None = None,
+) -> tuple[str, ...]:
     """The profiles whose expected error texts vary on a vector with index.json's
     ``difference``: the reference profile's texts are the real reference's, which
     agui-fsm's own reference profile matches only up to error text where the index marks
-    the difference (``kind`` or ``reference_profile``) as ``error-text``."""
+    the difference (``kind`` or ``reference_profile``) as ``error-text``; so do the texts of
+    every frozen release (``frozen``: their names), which are real references' too. A
+    ``reference_pending`` whose ``reference_profile`` is ``error-text`` says the frozen
+    releases' texts vary where the newest release's no longer do."""
     difference = difference or {}
     varies = difference.get("kind") == "error-text"
     varies = varies or difference.get("reference_profile") == "error-text"
-    return ("reference",) if varies else ()
+    if varies:
+        return ("reference", *frozen)
+    if (pending or {}).get("reference_profile") == "error-text":
+        return tuple(frozen)
+    return ()
 
 
 @dataclass(frozen=True)
@@ -237,9 +258,27 @@ class Catalogue:
     vectors: tuple[Vector, ...]
     written_by: str | None
     """The agui-fsm version an exported catalogue came from (None in a source checkout)."""
+    frozen: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """index.json's ``frozen``: name -> the earlier reference release whose outputs
+    ``frozen/NAME/`` keeps (``release``), each usable as a profile of its own."""
+
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        """The profiles a driver can be judged in: agui-fsm's, then the frozen releases."""
+        return (*PROFILES, *self.frozen)
 
     def by_id(self) -> dict[str, Vector]:
         return {v.id: v for v in self.vectors}
+
+    def for_profile(self, profile: str) -> Catalogue:
+        """The vectors that have an expected output in ``profile`` (a frozen release has
+        none for a vector written after it). Raises :class:`CatalogueError` for a profile
+        the catalogue does not know."""
+        if profile not in self.profiles:
+            raise CatalogueError(
+                f"no profile {profile!r} in {self.root}: one of {', '.join(self.profiles)}"
+            )
+        return replace(self, vectors=tuple(v for v in self.vectors if profile in v.expected))
 
     def only(self, patterns: Iterable[str]) -> Catalogue:
         """The vectors whose id matches one of the shell-style ``patterns``
@@ -275,6 +314,12 @@ def load_catalogue(root: Path | None = None) -> Catalogue:
         entries: dict[str, Any] = index["vectors"]
     except (ValueError, KeyError, TypeError) as exc:
         raise CatalogueError(f"{index_path}: not a vectors index ({exc})") from exc
+    frozen = index.get("frozen") or {}
+    if not isinstance(frozen, dict) or not all(isinstance(v, dict) for v in frozen.values()):
+        raise CatalogueError(f"{index_path}: 'frozen' is not an object of objects")
+    clashes = sorted(set(frozen) & set(PROFILES))
+    if clashes:
+        raise CatalogueError(f"{index_path}: a frozen set is named like a profile: {clashes}")
     files = {p.stem for p in (root / "vectors").glob("*.json")}
     if files != set(entries):
         unindexed = sorted(files - set(entries))
@@ -299,6 +344,10 @@ def load_catalogue(root: Path | None = None) -> Catalogue:
         scenario = root / "vectors" / f"{name}.json"
         difference = entry.get("difference")
         expected = {"spec": spec, "reference": reference if reference.is_file() else spec}
+        for release in frozen:
+            output = root / FROZEN_DIR / release / f"{name}.json"
+            if output.is_file():
+                expected[release] = output
         raw = json.loads(scenario.read_text())
         outputs = [json.loads(path.read_text()) for path in dict.fromkeys(expected.values())]
         vectors.append(
@@ -308,13 +357,21 @@ def load_catalogue(root: Path | None = None) -> Catalogue:
                 scenario=scenario,
                 expected=expected,
                 features=vector_features(raw, outputs),
-                error_texts_vary=error_texts_vary(difference),
+                error_texts_vary=error_texts_vary(
+                    difference, frozen, entry.get("reference_pending")
+                ),
                 difference=difference,
                 protocol=protocol if protocol.is_file() else None,
                 no_protocol_output=entry.get("no_protocol_output"),
+                reference_pending=entry.get("reference_pending"),
             )
         )
-    return Catalogue(root=root, vectors=tuple(vectors), written_by=index.get("agui_fsm"))
+    return Catalogue(
+        root=root,
+        vectors=tuple(vectors),
+        written_by=index.get("agui_fsm"),
+        frozen=MappingProxyType(frozen),
+    )
 
 
 def package_version() -> str:
@@ -334,7 +391,8 @@ def kit_index(catalogue: Catalogue) -> dict[str, Any]:
         "are in DRIVER.md.",
         "agui_fsm": package_version(),
         "format": SCENARIO_FORMAT,
-        "profiles": list(PROFILES),
+        "profiles": list(catalogue.profiles),
+        "frozen": dict(catalogue.frozen),
         "levels": list(LEVELS),
         "features": FEATURES,
         "application_features": sorted(APPLICATION_FEATURES),
@@ -345,7 +403,7 @@ def kit_index(catalogue: Catalogue) -> dict[str, Any]:
 def vector_entry(vector: Vector, entry: Mapping[str, Any], root: Path) -> dict[str, Any]:
     """A vector's exported index entry (its source entry, with what the kit computes)."""
     out = {**entry, "features": list(vector.features)}
-    out["expected"] = {p: vector.expected[p].relative_to(root).as_posix() for p in PROFILES}
+    out["expected"] = {p: path.relative_to(root).as_posix() for p, path in vector.expected.items()}
     if vector.protocol is not None:
         out["protocol"] = vector.protocol.relative_to(root).as_posix()
     out["error_texts_vary"] = list(vector.error_texts_vary)
@@ -363,7 +421,7 @@ def export_kit(catalogue: Catalogue, out: Path) -> list[Path]:
         raise CatalogueError(f"{out} is neither empty nor an earlier `agui-fsm vectors export`")
     if out.resolve() == catalogue.root.resolve():
         raise CatalogueError(f"{out} is the catalogue itself")
-    for sub in ("vectors", "expected", "reference", "protocol"):
+    for sub in ("vectors", "expected", "reference", "protocol", FROZEN_DIR):
         shutil.rmtree(out / sub, ignore_errors=True)
     written = [*_copy(catalogue, out, _kit_files(catalogue))]
     index = out / "index.json"

@@ -33,19 +33,24 @@ _SHOWN = 100
 
 
 def mask_error_texts(output: Any) -> Any:
-    """``output`` with each ``errors[i].message`` and ``messages[i].status.error`` replaced
-    by :data:`ERROR_TEXT` (a copy; ``output`` is not changed). Anything not shaped as the
-    format's output is returned as it is, for the comparison to report."""
+    """``output`` with each ``errors[i].message`` and the ``status.error`` of every message,
+    nested subagent messages included, replaced by :data:`ERROR_TEXT` (a copy; ``output``
+    is not changed). Anything not shaped as the format's output is returned as it is, for
+    the comparison to report."""
     if not isinstance(output, dict):
         return output
     output = copy.deepcopy(output)
     for entry in _dicts(output.get("errors")):
         if "message" in entry:
             entry["message"] = ERROR_TEXT
-    for message in _dicts(output.get("messages")):
+    messages = _dicts(output.get("messages"))
+    while messages:
+        message = messages.pop()
         status = message.get("status")
         if isinstance(status, dict) and "error" in status:
             status["error"] = ERROR_TEXT
+        for part in _dicts(message.get("content")):
+            messages.extend(_dicts(part.get("messages")))
     runs = output.get("runs")
     for run in _dicts(runs if isinstance(runs, list) else None):
         if "error" in run:

@@ -98,7 +98,12 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return {name for name in names if name in _NOT_COPIED}
 
     shutil.copytree(ROOT, copy, ignore=ignored)
-    for peer in ("reference-driver", "tools/verify-events", "clients/ag-ui-client"):
+    for peer in (
+        "reference-driver",
+        "reference-driver/releases/0.0.57",
+        "tools/verify-events",
+        "clients/ag-ui-client",
+    ):
         if (ROOT / peer / "node_modules").is_dir():
             (copy / peer / "node_modules").symlink_to(ROOT / peer / "node_modules")
     return copy

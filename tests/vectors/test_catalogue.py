@@ -81,11 +81,18 @@ def test_a_different_error_text_passes_unless_texts_are_compared_exactly() -> No
 
 
 def test_exact_error_texts_still_vary_where_the_index_says_so() -> None:
-    varying = [v for v in CATALOGUE.vectors if v.error_texts_vary]
+    entries = json.loads((SPECS_DIR / "index.json").read_text())["vectors"]
+    varying = [v for v in CATALOGUE.vectors if "reference" in v.error_texts_vary]
     assert {v.id for v in varying} == {
         name
-        for name, entry in json.loads((SPECS_DIR / "index.json").read_text())["vectors"].items()
+        for name, entry in entries.items()
         if "error-text" in (entry.get("difference") or {}).values()
+    }
+    frozen_only = {v.id for v in CATALOGUE.vectors if v.error_texts_vary} - {v.id for v in varying}
+    assert frozen_only == {
+        name
+        for name, entry in entries.items()
+        if "error-text" in (entry.get("reference_pending") or {}).values()
     }
     vector = varying[0]
     output = json.loads(json.dumps(vector.load_expected("reference")))
@@ -138,6 +145,16 @@ def test_a_declined_feature_is_a_skip_only_where_the_vector_uses_it() -> None:
     assert "unknown feature" in judge(vector, Unsupported("telepathy", ""), **kwargs).detail
 
 
+def test_a_frozen_release_is_a_profile_and_an_unknown_profile_a_usage_error() -> None:
+    frozen = CliRunner().invoke(main, ["vectors", "list", "--profile", "reference-0.0.57"])
+    assert frozen.exit_code == 0, frozen.output
+    line = next(x for x in frozen.output.splitlines() if x.startswith("text_streaming "))
+    assert line.split()[1] == "frozen/reference-0.0.57/text_streaming.json"
+    unknown = CliRunner().invoke(main, ["vectors", "list", "--profile", "reference-0.0.1"])
+    assert unknown.exit_code == 2
+    assert "one of spec, reference, reference-0.0.57" in unknown.output
+
+
 def test_list_shows_each_vector_with_its_expected_file_per_profile() -> None:
     spec = CliRunner().invoke(main, ["vectors", "list"])
     reference = CliRunner().invoke(main, ["vectors", "list", "--profile", "reference"])
@@ -170,7 +187,10 @@ def test_export_writes_what_a_port_vendors_and_a_run_reads_it(tmp_path: Path) ->
     assert entry["expected"] == {
         "spec": "expected/fe_three_calls_one_resume.json",
         "reference": "reference/fe_three_calls_one_resume.json",
+        "reference-0.0.57": "frozen/reference-0.0.57/fe_three_calls_one_resume.json",
     }
+    assert index["profiles"] == ["spec", "reference", "reference-0.0.57"]
+    assert index["frozen"]["reference-0.0.57"]["directory"] == "frozen/reference-0.0.57"
     assert entry["features"] == list(BY_ID["fe_three_calls_one_resume"].features)
     assert "front-end-tools" in entry["features"] and entry["difference"]["kind"] == "behaviour"
     assert index["vectors"]["text_streaming"]["protocol"] == "protocol/text_streaming.json"

@@ -1,7 +1,9 @@
 """``agui-fsm vectors run``: the three proofs of the conformance kit, and how a run reports.
 
-* The real reference (``reference-driver/replay.mjs``, @assistant-ui/react-ag-ui 0.0.57)
-  passes every vector of the ``reference`` profile, error texts compared exactly.
+* The real reference (``reference-driver/replay.mjs``, @assistant-ui/react-ag-ui 0.0.58)
+  passes every vector of the ``reference`` profile, error texts compared exactly; the frozen
+  release 0.0.57 (``--modules=reference-driver/releases/0.0.57``) passes every vector of its
+  frozen set, the ``reference-0.0.57`` profile.
 * ``agui-fsm replay`` passes every vector of the ``spec`` profile, texts compared exactly.
 * A driver that perturbs one field of one output fails that vector, with the path of the
   first difference and both values.
@@ -51,6 +53,19 @@ def test_the_real_reference_passes_every_reference_vector() -> None:
     assert result.exit_code == 0, result.output
     count = len(CATALOGUE.vectors)
     assert result.output.startswith(f"{count} vectors (reference profile, error texts compared")
+    assert result.output.rstrip().endswith(f": {count} passed")
+
+
+def test_the_frozen_release_passes_its_frozen_set() -> None:
+    release = ROOT / "reference-driver" / "releases" / "0.0.57"
+    assert (release / "node_modules").is_dir(), f"npm ci --prefix {release}"
+    driver = f"{REFERENCE} --modules={shlex.quote(str(release))}"
+    result = vectors_run(
+        "--driver", driver, "--batch", "-j", "2", "--profile", "reference-0.0.57", "--exact-errors"
+    )
+    assert result.exit_code == 0, result.output
+    count = len(CATALOGUE.for_profile("reference-0.0.57").vectors)
+    assert count == len(CATALOGUE.vectors)
     assert result.output.rstrip().endswith(f": {count} passed")
 
 
