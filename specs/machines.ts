@@ -22,6 +22,9 @@ export type AguiEventTrigger =
   | "RUN_STARTED"
   | "STEP_FINISHED"
   | "STEP_STARTED"
+  | "SUBAGENT_ERROR"
+  | "SUBAGENT_FINISHED"
+  | "SUBAGENT_STARTED"
   | "TEXT_MESSAGE_CHUNK"
   | "TEXT_MESSAGE_CONTENT"
   | "TEXT_MESSAGE_END"
@@ -164,6 +167,7 @@ export type RunGuard =
   | "rejected_by_client_1_0"
   | "rejected_by_client_0_0_58";
 export type RunEffect =
+  | "withhold_gated_results"
   | "open_run"
   | "record_outcome"
   | "hold_agent_interrupts"
@@ -211,6 +215,7 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on this event: its event schemas do not list the type, or its verifyEvents refuses it (agui_fsm.thread.reference_checks; with validation='all', any error too). It checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after RUN_ERROR"
   },
   effects: {
+    "withhold_gated_results": "the input leaves out the result of every call whose approval is undecided (the reference leaves out only a subagent's: a result the message's own gated call holds goes to the backend as if the gate were decided)",
     "open_run": "reset the aggregator (a synthetic RUN_STARTED), whose first snapshot inserts the optimistic assistant placeholder; the agent is called with the RunAgentInput (StartRun). The stream's own RUN_STARTED is never forwarded, nor a RUN_FINISHED after the first (a second run in one stream goes on in the same message): those edges do nothing",
     "record_outcome": "hand RUN_FINISHED to the aggregator (status from the outcome); then the agent holds its interrupts for the next run to answer (a run the subscriber starts sees the ones held before)",
     "hold_agent_interrupts": "@ag-ui/client holds the interrupts of the stream's last RUN_FINISHED, even one the client never forwarded: the next run is refused for interrupts the thread does not show",
@@ -244,7 +249,8 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     ]
   },
   transitions: [
-    {"trigger": "start_run", "source": ["idle", "finished", "errored", "cancelled", "interrupted"], "dest": "running", "conditions": [], "unless": [], "effects": ["open_run"], "profile": null},
+    {"trigger": "start_run", "source": ["idle", "finished", "errored", "cancelled", "interrupted"], "dest": "running", "conditions": [], "unless": [], "effects": ["open_run", "withhold_gated_results"], "profile": "spec"},
+    {"trigger": "start_run", "source": ["idle", "finished", "errored", "cancelled", "interrupted"], "dest": "running", "conditions": [], "unless": [], "effects": ["open_run"], "profile": "reference"},
     {"trigger": "RUN_STARTED", "source": ["running"], "dest": "running", "conditions": ["by_client"], "unless": [], "effects": [], "profile": null},
     {"trigger": "RUN_STARTED", "source": ["running"], "dest": "running", "conditions": [], "unless": ["run_announced"], "effects": [], "profile": null},
     {"trigger": "RUN_STARTED", "source": ["draining"], "dest": "running", "conditions": [], "unless": [], "effects": [], "profile": null},
@@ -500,11 +506,11 @@ export type MessageStatusTrigger =
   | "import_snapshot";
 export type MessageStatusGuard =
   | "has_interrupt"
-  | "outcome_success"
   | "has_unresolved_tool_calls"
   | "client_results_resolve_all"
   | "all_tool_calls_resolved"
   | "starts_new_message"
+  | "shows_open_subagent"
   | "shows_live_run"
   | "imported_running"
   | "imported_requires_action_tool_calls"
@@ -542,11 +548,11 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
   terminal: ["complete", "incomplete_error", "incomplete_cancelled"],
   guards: {
     "has_interrupt": "the RUN_FINISHED outcome is an interrupt carrying interrupts",
-    "outcome_success": "the RUN_FINISHED outcome says success explicitly (the reference then completes the message even with front-end tool calls left unanswered)",
     "has_unresolved_tool_calls": "some tool call of the run has no result (AG-UI 1.0: those named by a success outcome's pendingToolCallIds, when it names any)",
     "client_results_resolve_all": "results the client added (kept across snapshots) resolve every tool call of the message",
     "all_tool_calls_resolved": "every tool call of the message now has a result",
     "starts_new_message": "a text event names a messageId other than the run's last one: this message completes and the run goes on in a new one under it",
+    "shows_open_subagent": "a subagent the run's message shows is running or suspended (the text then goes on in the same message)",
     "shows_live_run": "a loaded history brings a message under the id of the one that shows the latest run's parts (the run may still be streaming into it)",
     "imported_running": "the imported message's status is {'type': 'running'}",
     "imported_requires_action_tool_calls": "the imported message's status is {'type': 'requires-action', 'reason': 'tool-calls'}",
@@ -584,7 +590,6 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
   transitions: [
     {"trigger": "RUN_STARTED", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["open_placeholder"], "profile": null},
     {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "requires_action_interrupt", "conditions": ["has_interrupt"], "unless": [], "effects": ["expose_interrupts"], "profile": null},
-    {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "complete", "conditions": ["outcome_success"], "unless": [], "effects": [], "profile": "reference"},
     {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "complete", "conditions": [], "unless": ["has_unresolved_tool_calls"], "effects": [], "profile": null},
     {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "complete", "conditions": ["client_results_resolve_all"], "unless": [], "effects": ["resume_if_due"], "profile": null},
     {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "requires_action_tool_calls", "conditions": [], "unless": [], "effects": [], "profile": null},
@@ -595,9 +600,12 @@ export const MESSAGE_STATUS: Machine<MessageStatusState, MessageStatusTrigger, M
     {"trigger": "cancel", "source": ["requires_action_tool_calls"], "dest": "requires_action_tool_calls", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
     {"trigger": "cancel", "source": ["requires_action_interrupt"], "dest": "requires_action_interrupt", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
     {"trigger": "cancel", "source": ["complete"], "dest": "complete", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
-    {"trigger": "TEXT_MESSAGE_START", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": null},
-    {"trigger": "TEXT_MESSAGE_CONTENT", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": null},
-    {"trigger": "TEXT_MESSAGE_CHUNK", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "TEXT_MESSAGE_START", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": ["shows_open_subagent"], "effects": [], "profile": "spec"},
+    {"trigger": "TEXT_MESSAGE_START", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": "reference"},
+    {"trigger": "TEXT_MESSAGE_CONTENT", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": ["shows_open_subagent"], "effects": [], "profile": "spec"},
+    {"trigger": "TEXT_MESSAGE_CONTENT", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": "reference"},
+    {"trigger": "TEXT_MESSAGE_CHUNK", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": ["shows_open_subagent"], "effects": [], "profile": "spec"},
+    {"trigger": "TEXT_MESSAGE_CHUNK", "source": ["running", "requires_action_tool_calls", "requires_action_interrupt", "incomplete_error", "incomplete_cancelled"], "dest": "complete", "conditions": ["starts_new_message"], "unless": [], "effects": [], "profile": "reference"},
     {"trigger": "add_tool_result", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": ["resume_if_due"], "profile": null},
     {"trigger": "TOOL_CALL_RESULT", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": [], "profile": null},
     {"trigger": "ACTIVITY_SNAPSHOT", "source": ["requires_action_tool_calls"], "dest": "complete", "conditions": ["all_tool_calls_resolved"], "unless": [], "effects": [], "profile": null},
@@ -1014,6 +1022,105 @@ export const TOOL_EXECUTION: Machine<ToolExecutionState, ToolExecutionTrigger, T
   ],
 };
 
+// subagent: A subagent run within a run: SUBAGENT_STARTED .. SUBAGENT_FINISHED or SUBAGENT_ERROR; the status of the nested message it writes on its spawning tool call.
+export type SubagentState =
+  | "absent"
+  | "running"
+  | "requires_action_interrupt"
+  | "complete"
+  | "requires_action_tool_calls"
+  | "incomplete_error"
+  | "incomplete_cancelled";
+export type SubagentTrigger =
+  | "SUBAGENT_STARTED"
+  | "SUBAGENT_FINISHED"
+  | "SUBAGENT_ERROR"
+  | "RUN_FINISHED"
+  | "RUN_ERROR"
+  | "agent_error"
+  | "cancel"
+  | "run_settled"
+  | "import_snapshot";
+export type SubagentGuard =
+  | "by_client"
+  | "suspended"
+  | "run_interrupted"
+  | "run_requires_action"
+  | "shows_snapshot_copy"
+  | "run_cancelled";
+export type SubagentEffect =
+  | "open_subagent"
+  | "refresh_subagent"
+  | "record_result"
+  | "record_subagent_error"
+  | "take_run_error"
+  | "leave_out_snapshot_copy";
+export const SUBAGENT: Machine<SubagentState, SubagentTrigger, SubagentGuard, SubagentEffect> = {
+  name: "subagent",
+  description: "A subagent run within a run: SUBAGENT_STARTED .. SUBAGENT_FINISHED or SUBAGENT_ERROR; the status of the nested message it writes on its spawning tool call.",
+  states: ["absent", "running", "requires_action_interrupt", "complete", "requires_action_tool_calls", "incomplete_error", "incomplete_cancelled"],
+  stateDocs: {
+    "absent": "no SUBAGENT_STARTED has named this subagentRunId in the run",
+    "running": "announced; its tagged events stream into its nested message",
+    "requires_action_interrupt": "suspended on interrupts (SUBAGENT_FINISHED outcome suspended): its run goes on after they are answered",
+    "complete": "finished with a success outcome (or none), or closed by a run that completed",
+    "requires_action_tool_calls": "closed by a run that finished with tool calls to answer",
+    "incomplete_error": "SUBAGENT_ERROR, or closed by a run that failed",
+    "incomplete_cancelled": "closed by a run the client cancelled"
+  },
+  initial: "absent",
+  terminal: ["complete", "incomplete_error", "incomplete_cancelled"],
+  guards: {
+    "by_client": "taken by the client, which renders what the protocol forbids here (@ag-ui/client's verifyEvents fails the run first); the validator never passes it",
+    "suspended": "the SUBAGENT_FINISHED outcome is suspended",
+    "run_interrupted": "the run finished on an interrupt outcome",
+    "run_requires_action": "the run finished with a tool call left without a result",
+    "shows_snapshot_copy": "the snapshot's message is tagged with this subagent, whose nested message the run's message shows, with every tool result the snapshot's message carries",
+    "run_cancelled": "the cancel ended the run's message cancelled (in the spec profile a run that had finished keeps its status, and its subagents theirs)"
+  },
+  effects: {
+    "open_subagent": "record its name, description and parent links; the nesting is worked out again (its spawning call may already be there, or come later)",
+    "refresh_subagent": "take the announcement's name and description; the parent links stay (its parts are already shown where they were)",
+    "record_result": "keep the event's result and a suspended outcome's interruptIds",
+    "record_subagent_error": "put the event's message on the status and keep its code",
+    "take_run_error": "put the run's error text on the status",
+    "leave_out_snapshot_copy": "the snapshot's message is not added to the thread (the reference adds it at the top level: the subagent's text shows twice)"
+  },
+  groups: {
+    "ended": [
+      "requires_action_interrupt",
+      "complete",
+      "requires_action_tool_calls",
+      "incomplete_error",
+      "incomplete_cancelled"
+    ]
+  },
+  transitions: [
+    {"trigger": "SUBAGENT_STARTED", "source": ["absent"], "dest": "running", "conditions": [], "unless": [], "effects": ["open_subagent"], "profile": null},
+    {"trigger": "SUBAGENT_STARTED", "source": ["requires_action_interrupt", "complete", "requires_action_tool_calls", "incomplete_error", "incomplete_cancelled"], "dest": "running", "conditions": ["by_client"], "unless": [], "effects": ["refresh_subagent"], "profile": null},
+    {"trigger": "SUBAGENT_STARTED", "source": ["running"], "dest": "running", "conditions": ["by_client"], "unless": [], "effects": ["refresh_subagent"], "profile": null},
+    {"trigger": "SUBAGENT_FINISHED", "source": ["running"], "dest": "requires_action_interrupt", "conditions": ["suspended"], "unless": [], "effects": ["record_result"], "profile": null},
+    {"trigger": "SUBAGENT_FINISHED", "source": ["running"], "dest": "complete", "conditions": [], "unless": [], "effects": ["record_result"], "profile": null},
+    {"trigger": "SUBAGENT_ERROR", "source": ["running"], "dest": "incomplete_error", "conditions": [], "unless": [], "effects": ["record_subagent_error"], "profile": null},
+    {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "running", "conditions": ["run_interrupted"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "requires_action_tool_calls", "conditions": ["run_requires_action"], "unless": [], "effects": [], "profile": null},
+    {"trigger": "RUN_FINISHED", "source": ["running"], "dest": "complete", "conditions": [], "unless": [], "effects": [], "profile": null},
+    {"trigger": "RUN_ERROR", "source": ["running"], "dest": "incomplete_error", "conditions": [], "unless": [], "effects": ["take_run_error"], "profile": "reference"},
+    {"trigger": "agent_error", "source": ["running"], "dest": "incomplete_error", "conditions": [], "unless": [], "effects": ["take_run_error"], "profile": "reference"},
+    {"trigger": "cancel", "source": ["running"], "dest": "incomplete_cancelled", "conditions": ["run_cancelled"], "unless": [], "effects": [], "profile": "reference"},
+    {"trigger": "RUN_ERROR", "source": ["running", "requires_action_interrupt"], "dest": "incomplete_error", "conditions": [], "unless": [], "effects": ["take_run_error"], "profile": "spec"},
+    {"trigger": "agent_error", "source": ["running", "requires_action_interrupt"], "dest": "incomplete_error", "conditions": [], "unless": [], "effects": ["take_run_error"], "profile": "spec"},
+    {"trigger": "cancel", "source": ["running", "requires_action_interrupt"], "dest": "incomplete_cancelled", "conditions": ["run_cancelled"], "unless": [], "effects": [], "profile": "spec"},
+    {"trigger": "run_settled", "source": ["running", "requires_action_interrupt", "requires_action_tool_calls"], "dest": "complete", "conditions": [], "unless": [], "effects": [], "profile": "spec"},
+    {"trigger": "import_snapshot", "source": ["running"], "dest": "running", "conditions": ["shows_snapshot_copy"], "unless": [], "effects": ["leave_out_snapshot_copy"], "profile": "spec"},
+    {"trigger": "import_snapshot", "source": ["requires_action_interrupt"], "dest": "requires_action_interrupt", "conditions": ["shows_snapshot_copy"], "unless": [], "effects": ["leave_out_snapshot_copy"], "profile": "spec"},
+    {"trigger": "import_snapshot", "source": ["complete"], "dest": "complete", "conditions": ["shows_snapshot_copy"], "unless": [], "effects": ["leave_out_snapshot_copy"], "profile": "spec"},
+    {"trigger": "import_snapshot", "source": ["requires_action_tool_calls"], "dest": "requires_action_tool_calls", "conditions": ["shows_snapshot_copy"], "unless": [], "effects": ["leave_out_snapshot_copy"], "profile": "spec"},
+    {"trigger": "import_snapshot", "source": ["incomplete_error"], "dest": "incomplete_error", "conditions": ["shows_snapshot_copy"], "unless": [], "effects": ["leave_out_snapshot_copy"], "profile": "spec"},
+    {"trigger": "import_snapshot", "source": ["incomplete_cancelled"], "dest": "incomplete_cancelled", "conditions": ["shows_snapshot_copy"], "unless": [], "effects": ["leave_out_snapshot_copy"], "profile": "spec"},
+  ],
+};
+
 /** Every declared machine by name. */
 export const MACHINES = {
   run: RUN,
@@ -1024,5 +1131,6 @@ export const MACHINES = {
   reasoning_message: REASONING_MESSAGE,
   step: STEP,
   tool_execution: TOOL_EXECUTION,
+  subagent: SUBAGENT,
 } as const;
 export type MachineName = keyof typeof MACHINES;

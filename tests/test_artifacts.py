@@ -92,7 +92,7 @@ def test_full_dot_marks_terminal_states_and_draws_guards() -> None:
     for state in run.terminal:
         assert f"{state} [peripheries=2" in dot
     assert "[has_interrupt]" in dot
-    assert dot.count("start_run") == 1 + len(run.terminal)
+    assert dot.count("start_run") == 2 * (1 + len(run.terminal))  # one edge per profile
 
 
 def test_full_detail_writes_beside_the_readable_view(tmp_path: Path) -> None:

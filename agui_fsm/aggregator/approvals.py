@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts, map_tool_call_parts
+
 _SCHEMA_TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 _ANNOTATIONS = frozenset({"$schema", "$id", "title", "description"})
 
@@ -133,7 +135,8 @@ def project_tool_approvals(
     interrupts: Sequence[Mapping[str, Any]] | None,
     bound_tool_call_ids: Iterable[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """``{toolCallId: {"id": interruptId}}`` for a batch the approval seam can answer, else {}."""
+    """``{toolCallId: {"id": interruptId, "prompt"?: message}}`` for a batch the approval seam
+    can answer, else {}: the interrupt's message is the prompt the approval shows."""
     if not interrupts or not all(is_gate(i) for i in interrupts):
         return {}
     ids = [i["toolCallId"] for i in interrupts]
@@ -147,7 +150,12 @@ def project_tool_approvals(
             return {}
     if len(set(ids)) != len(ids):
         return {}
-    return {i["toolCallId"]: {"id": i["id"]} for i in interrupts}
+    return {
+        i["toolCallId"]: {"id": i["id"], "prompt": i["message"]}
+        if "message" in i
+        else {"id": i["id"]}
+        for i in interrupts
+    }
 
 
 def _pending(approval: Mapping[str, Any] | None) -> bool:
@@ -157,18 +165,19 @@ def _pending(approval: Mapping[str, Any] | None) -> bool:
 def with_tool_approval_decision(
     content: list[dict], approval_id: str, approved: bool, reason: str | None = None
 ) -> list[dict] | None:
-    """The content with the decision recorded on the pending approval, or None if none matched."""
-    changed = False
-    out = []
-    for part in content:
-        approval = part.get("approval") if part.get("type") == "tool-call" else None
-        if approval is not None and approval.get("id") == approval_id and _pending(approval):
-            decided = {**approval, "approved": approved}
-            if reason is not None:
-                decided["reason"] = reason
-            part = {**part, "approval": decided}
-            changed = True
-        out.append(part)
+    """The content with the decision recorded on the pending approval (nested calls
+    included), or None if none matched."""
+
+    def decide(part: dict[str, Any]) -> dict[str, Any]:
+        approval = part.get("approval")
+        if approval is None or approval.get("id") != approval_id or not _pending(approval):
+            return part
+        decided = {**approval, "approved": approved}
+        if reason is not None:
+            decided["reason"] = reason
+        return {**part, "approval": decided}
+
+    out, changed = map_tool_call_parts(content, decide)
     return out if changed else None
 
 
@@ -195,8 +204,8 @@ def build_tool_approval_resume(
     """The resume array once every gate of the batch is decided, else None."""
     open_ids = {i["id"] for i in interrupts}
     responses: dict[str, dict[str, Any]] = {}
-    for part in content:
-        approval = part.get("approval") if part.get("type") == "tool-call" else None
+    for part in iter_tool_call_parts(content):
+        approval = part.get("approval")
         if not approval or "approved" not in approval or approval.get("id") not in open_ids:
             continue
         payload: dict[str, Any] = {"approved": approval["approved"]}
@@ -230,12 +239,14 @@ def with_settled_tool_approvals(
         return content, []
     by_id = {e["interruptId"]: e for e in resume}
     settled_ids: list[str] = []
-    out = []
-    for part in content:
-        approval = part.get("approval") if part.get("type") == "tool-call" else None
+
+    def settle(part: dict[str, Any]) -> dict[str, Any]:
+        approval = part.get("approval")
         entry = by_id.get(approval.get("id")) if approval else None
-        if entry is not None:
-            part = {**part, "approval": _settle(approval, entry)}
-            settled_ids.append(part["toolCallId"])
-        out.append(part)
+        if entry is None:
+            return part
+        settled_ids.append(part["toolCallId"])
+        return {**part, "approval": _settle(approval, entry)}
+
+    out, _changed = map_tool_call_parts(content, settle)
     return (out if settled_ids else content), settled_ids

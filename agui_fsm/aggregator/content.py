@@ -10,7 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agui_fsm.aggregator.approvals import project_tool_approvals
-from agui_fsm.aggregator.parts import PartStore, token_count
+from agui_fsm.aggregator.outcome import status_object
+from agui_fsm.aggregator.parts import ROOT_SCOPE, PartStore, token_count
+from agui_fsm.aggregator.subagents import Nesting, buckets, nested_message
+from agui_fsm.machines.subagent import MAX_SUBAGENT_DEPTH
 
 
 class StreamTiming:
@@ -42,7 +45,7 @@ class StreamTiming:
             timing["firstTokenTime"] = self.first_token_ms
         timing["totalStreamTime"] = total
         if self.total_chunks > 0:
-            tokens = token_count(sum(p.length for p in store.text.values()))
+            tokens = token_count(sum(p.length for p in store.text_parts()))
             timing["tokenCount"] = tokens
             if tokens and total > 0:
                 timing["tokensPerSecond"] = tokens / total * 1000
@@ -62,6 +65,11 @@ def build_content(
         if interrupts and status is not None and status.startswith("requires_action")
         else {}
     )
+    if store.scopes or store.subagents:
+        out = _with_subagents(store, approvals, show_thinking)
+        store.cache = out
+        store.cache_version = store.version
+        return out
     active_reasoning = store.active_reasoning
     out: list[dict] = []
     append = out.append
@@ -87,6 +95,49 @@ def build_content(
     return out
 
 
+def _with_subagents(
+    store: PartStore, approvals: dict[str, dict[str, Any]], show_thinking: bool
+) -> list[dict]:
+    """The content of a run with subagents: each reachable subagent's parts in a nested
+    message on its spawning call's part, the rest at the top level."""
+    nesting = Nesting(store)
+    by_scope = buckets(store, nesting)
+
+    def parts(scope: str, depth: int) -> list[dict]:
+        out: list[dict] = []
+        for _index, entry in by_scope.get(scope, ()):
+            kind = entry.kind
+            if kind == "tool-call":
+                part = entry.materialize()
+                approval = approvals.get(entry.tool_call_id) if approvals else None
+                if approval:
+                    part = {**part, "approval": approval}
+                messages = [
+                    nested_message(
+                        store.subagents[sid],
+                        parts(sid, depth + 1),
+                        status_object(store.subagents[sid].life.state, store.subagents[sid].error),
+                    )
+                    for sid in nesting.nested(entry.tool_call_id)
+                    if depth <= MAX_SUBAGENT_DEPTH
+                ]
+                out.append({**part, "messages": messages} if messages else part)
+            elif kind == "text":
+                text = entry.materialize()
+                if text is not None:
+                    out.append(text)
+            elif kind == "reasoning":
+                if show_thinking:
+                    block = entry.materialize(entry is store.active_reasoning_of(entry))
+                    if block is not None:
+                        out.append(block)
+            else:
+                out.append(entry.materialize())
+        return out
+
+    return parts(ROOT_SCOPE, 0)
+
+
 def opaque_reasoning(
     store: PartStore, show_thinking: bool, server_message_id: str | None
 ) -> list[dict[str, Any]]:
@@ -97,12 +148,16 @@ def opaque_reasoning(
         for key, value in store.hidden_signatures.items()
     ]
     last_rendered = -1
-    for index, entry in enumerate(store.order):
+    entries: Any = enumerate(store.order)
+    if store.subagents or store.scopes:  # a nested message's parts are not the message's
+        nesting = Nesting(store)
+        entries = buckets(store, nesting).get(ROOT_SCOPE, ())
+    for index, entry in entries:
         kind = entry.kind
         if kind == "reasoning":
             if not show_thinking:
                 continue
-            if entry.text or entry is store.active_reasoning:
+            if entry.text or entry is store.active_reasoning_of(entry):
                 last_rendered = index
             elif (entry.signature_id or "").strip() and (entry.signature or "").strip():
                 candidates.append((index + 1, entry.signature_id, entry.signature))

@@ -1,6 +1,6 @@
 """RunAggregator: AG-UI events of one run -> a snapshot of the in-progress assistant message.
 
-It follows ``run-aggregator.ts`` of ``@assistant-ui/react-ag-ui`` 0.0.57 event by
+It follows ``run-aggregator.ts`` of ``@assistant-ui/react-ag-ui`` 0.0.58 event by
 event, with one difference in cost: the reference rebuilds the whole content on
 every event (quadratic in a long run); here a snapshot is a view, materialized
 when someone reads it and cached until the next change, so handling an event and
@@ -11,7 +11,9 @@ declared machine (:mod:`agui_fsm.machines`) and says whether the message changed
 :class:`~agui_fsm.aggregator.text.TextParts`,
 :class:`~agui_fsm.aggregator.reasoning.ReasoningParts`,
 :class:`~agui_fsm.aggregator.tools.ToolCalls` and
-:class:`~agui_fsm.aggregator.tools.ToolApps` (MCP apps and approvals). The driver
+:class:`~agui_fsm.aggregator.tools.ToolApps` (MCP apps and approvals) and
+:class:`~agui_fsm.aggregator.subagents.Subagents` (a subagent's events write their parts in
+its scope of the store, shown nested on its spawning call). The driver
 keeps the run's status, the message identity and the timing, and emits a snapshot.
 """
 
@@ -23,6 +25,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, EventType
 
+from agui_fsm.aggregator.a2ui import A2UI_SURFACE_ACTIVITY_TYPE
 from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.content import StreamTiming, run_metadata
 from agui_fsm.aggregator.deltas import ARGS, TEXT, DeltaPlan, plan_delta
@@ -30,6 +33,7 @@ from agui_fsm.aggregator.outcome import StatusChange, parse_outcome, pending_too
 from agui_fsm.aggregator.parts import PartStore, ToolCallState
 from agui_fsm.aggregator.reasoning import ReasoningParts
 from agui_fsm.aggregator.snapshot import RunSnapshot
+from agui_fsm.aggregator.subagents import Subagents
 from agui_fsm.aggregator.text import TextParts
 from agui_fsm.aggregator.tools import ToolApps, ToolCalls
 from agui_fsm.machines.table import DEFAULT_PROFILE
@@ -62,6 +66,9 @@ _HANDLERS = {
     E.TOOL_CALL_END: "_on_tool_end",
     E.TOOL_CALL_RESULT: "_on_tool_result",
     E.ACTIVITY_SNAPSHOT: "_on_activity_snapshot",
+    E.SUBAGENT_STARTED: "_on_subagent_started",
+    E.SUBAGENT_FINISHED: "_on_subagent_ended",
+    E.SUBAGENT_ERROR: "_on_subagent_ended",
 }
 """Event type -> the RunAggregator method that handles it."""
 
@@ -132,11 +139,12 @@ class RunAggregator:
         self._emit_cb = emit
         self._on_server_message_id = on_server_message_id
         self._on_text_message_start = on_text_message_start
-        self._clock = clock
+        self.clock = clock
         self.text = TextParts()
         self.reasoning = ReasoningParts(show_thinking)
         self.tools = ToolCalls(self.machines["tool_call"], on_tool_restart)
         self.apps = ToolApps(self.machines["tool_call"])
+        self.subagents = Subagents(self.machines["subagent"], self)
         self.identity = MessageIdentity()
         self.timing = StreamTiming(clock)
         self.store = PartStore()
@@ -186,6 +194,8 @@ class RunAggregator:
         if not event.delta:
             return False
         if kind is _TEXT_CONTENT:
+            if event.subagent_run_id is not None:  # text keys are per subagent
+                return False
             plan = self.delta_plan(TEXT, event.message_id)
         elif kind is _TOOL_ARGS:
             plan = self.delta_plan(ARGS, event.tool_call_id)
@@ -218,6 +228,7 @@ class RunAggregator:
         self._delta_plan = None
         step = self._status_machine.plan(self.status or "running", "cancel", None, StatusChange())
         self.status = step.dest if step is not None else "incomplete_cancelled"
+        self.subagents.close(self.store, "cancel")
         self.emit("cancel")
 
     def fail(self, message: str | None) -> None:
@@ -225,12 +236,21 @@ class RunAggregator:
         self._delta_plan = None
         self.status = "incomplete_error"
         self.error = message
+        self.subagents.close(self.store, "agent_error")
         self.emit("agent_error")
 
     def settle(self) -> None:
         """The run is over: every open part takes its ``run_settled`` edge."""
         self._delta_plan = None
         self.store.settle()
+
+    @property
+    def has_open_subagent(self) -> bool:
+        """A subagent of the message is running or suspended."""
+        return any(
+            entry.life.state in ("running", "requires_action_interrupt")
+            for entry in self.store.subagents.values()
+        )
 
     @property
     def has_unresolved_tool_calls(self) -> bool:
@@ -267,7 +287,7 @@ class RunAggregator:
         and kept as ``snapshot``), for a caller that delivers it itself."""
         store = self.store
         store.version += 1
-        at_ms = self._clock() * 1000
+        at_ms = self.clock() * 1000
         interrupts = self.interrupts
         if (
             interrupts is None
@@ -297,6 +317,10 @@ class RunAggregator:
 
     def _begin_distinct_text_message(self, message_id: str | None) -> None:
         if self._on_text_message_start and self.identity.starts_new_message(message_id):
+            # Whether the message splits is its status edge's to say (from running).
+            change = StatusChange(self, starts_new_message=True)
+            if self._status_machine.plan("running", "TEXT_MESSAGE_START", None, change) is None:
+                return
             self._reset_parts()
             self._on_text_message_start(message_id)  # type: ignore[arg-type]
 
@@ -328,78 +352,108 @@ class RunAggregator:
         # results the client holds are the runtime's to weigh (client_results_resolve_all).
         step = self._status_machine.plan("running", "RUN_FINISHED", None, StatusChange(self))
         self.status = step.dest if step is not None else "complete"
+        self.subagents.close(self.store, "RUN_FINISHED", event)
         self.emit("RUN_FINISHED")
 
     def _on_run_error(self, event: Any) -> None:
         self.status = "incomplete_error"
         self.error = getattr(event, "message", None)
+        self.subagents.close(self.store, "RUN_ERROR", event)
         self.emit("RUN_ERROR")
 
     # -- parts -------------------------------------------------------------------------------
 
     def _on_text_start(self, event: Any) -> None:
         message_id = event.message_id
-        self._begin_distinct_text_message(message_id)
-        self._name_message(message_id)
-        self.text.start(self.store, event)
-        self.identity.text_named(message_id)
+        subagent = event.subagent_run_id
+        if subagent is None:  # a subagent's text neither names nor splits the message
+            self._begin_distinct_text_message(message_id)
+            self._name_message(message_id)
+            self.text.start(self.store, event)
+            self.identity.text_named(message_id)
+        else:
+            self.text.start(self.store.scope_for(subagent), event)
         self.emit("TEXT_MESSAGE_START")
 
     def _on_text_content(self, event: Any) -> None:
         message_id = event.message_id
-        identity = self.identity
-        # The common delta names the message the run already reported: nothing to name.
-        if message_id and (message_id != identity.last_text_message_id or not identity.reported):
-            self._begin_distinct_text_message(message_id)
-            self._name_message(message_id)
-            identity.text_named(message_id)
+        subagent = event.subagent_run_id
+        if subagent is not None:
+            store = self.store.scope_for(subagent)
+        else:
+            store = self.store
+            identity = self.identity
+            # The common delta names the message the run already reported: nothing to name.
+            if message_id and (
+                message_id != identity.last_text_message_id or not identity.reported
+            ):
+                self._begin_distinct_text_message(message_id)
+                self._name_message(message_id)
+                identity.text_named(message_id)
+                store = self.store  # a new message starts a new store
         if not event.delta:
             return
         timing = self.timing
         if timing.first_token_ms is None:
             timing.first_token()
         trigger = _NAMES[event.type]
-        self.text.content(self.store, event, trigger)
+        self.text.content(store, event, trigger)
         timing.total_chunks += 1
         self.emit(trigger)
 
     def _on_text_end(self, event: Any) -> None:
-        self._name_message(event.message_id)
-        self.text.end(self.store, event)
+        subagent = event.subagent_run_id
+        if subagent is None:
+            self._name_message(event.message_id)
+        self.text.end(self.store.scope_for(subagent), event)
         self.emit("TEXT_MESSAGE_END")
 
     def _on_custom(self, event: Any) -> None:
         self.text.custom(self.store, event)
         self.emit("CUSTOM")
 
+    def _reasoning_scope(self, event: Any) -> Any:
+        """The scope a reasoning event writes, or None: with thinking hidden only the run's
+        own reasoning is kept track of (for its signatures)."""
+        subagent = event.subagent_run_id
+        if subagent is None:
+            return self.store
+        return self.store.scope_for(subagent) if self.show_thinking else None
+
     def _on_reasoning_start(self, event: Any) -> None:
         trigger = _NAMES[event.type]
-        if self.reasoning.start(self.store, event, trigger):
+        store = self._reasoning_scope(event)
+        if store is not None and self.reasoning.start(store, event, trigger):
             self.emit(trigger)
 
     def _on_reasoning_content(self, event: Any) -> None:
-        if self.reasoning.content(self.store, event):
+        store = self._reasoning_scope(event)
+        if store is not None and self.reasoning.content(store, event):
             self.emit("REASONING_MESSAGE_CONTENT")
         self.timing.total_chunks += 1
         self.timing.first_token()
 
     def _on_reasoning_end(self, event: Any) -> None:
         trigger = _NAMES[event.type]
-        if self.reasoning.end(self.store, event, trigger):
+        store = self._reasoning_scope(event)
+        if store is not None and self.reasoning.end(store, event, trigger):
             self.emit(trigger)
 
     def _on_encrypted_value(self, event: Any) -> None:
-        if self.reasoning.encrypted_value(self.store, event):
+        store = self._reasoning_scope(event)
+        if store is not None and self.reasoning.encrypted_value(store, event):
             self.emit("REASONING_ENCRYPTED_VALUE")
 
     def _on_tool_start(self, event: Any) -> None:
-        self._name_message(event.parent_message_id)
-        if self.tools.start(self.store, event):
+        subagent = event.subagent_run_id
+        if subagent is None:
+            self._name_message(event.parent_message_id)
+        if self.tools.start(self.store.scope_for(subagent), event):
             self.emit("TOOL_CALL_START")
 
     def _on_tool_args(self, event: Any) -> None:
         trigger = _NAMES[event.type]
-        if trigger == "TOOL_CALL_CHUNK":
+        if trigger == "TOOL_CALL_CHUNK" and event.subagent_run_id is None:
             self._name_message(event.parent_message_id)
         if self.tools.args(self.store, event, trigger):
             self.emit(trigger)
@@ -409,9 +463,26 @@ class RunAggregator:
         self.emit("TOOL_CALL_END")
 
     def _on_tool_result(self, event: Any) -> None:
-        if self.tools.result(self.store, event):
+        if self.tools.result(self.store.scope_for(event.subagent_run_id), event):
             self.emit("TOOL_CALL_RESULT")
 
     def _on_activity_snapshot(self, event: Any) -> None:
-        if self.apps.activity(self.store, event):
+        subagent = event.subagent_run_id
+        # A2UI surfaces render at the top level; an MCP app's fallback call is per scope.
+        if subagent is None or event.activity_type == A2UI_SURFACE_ACTIVITY_TYPE:
+            store = self.store
+        else:
+            store = self.store.scope_for(subagent)
+        if self.apps.activity(store, event):
             self.emit("ACTIVITY_SNAPSHOT")
+
+    # -- subagents -----------------------------------------------------------------------
+
+    def _on_subagent_started(self, event: Any) -> None:
+        if self.subagents.started(self.store, event):
+            self.emit("SUBAGENT_STARTED")
+
+    def _on_subagent_ended(self, event: Any) -> None:
+        trigger = _NAMES[event.type]
+        if self.subagents.ended(self.store, event, trigger):
+            self.emit(trigger)

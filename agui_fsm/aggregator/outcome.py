@@ -146,11 +146,6 @@ def has_interrupt(message: Any, change: StatusChange) -> bool:
 
 
 @CLIENT.guard(_STATUS)
-def outcome_success(message: Any, change: StatusChange) -> bool:
-    return change.report is not None and change.report.outcome == "success"
-
-
-@CLIENT.guard(_STATUS)
 def has_unresolved_tool_calls(message: Any, change: StatusChange) -> bool:
     return change.report is not None and change.report.has_unresolved_tool_calls
 
@@ -166,6 +161,11 @@ CLIENT.guard(_STATUS, "client_results_resolve_all")(all_tool_calls_resolved)
 @CLIENT.guard(_STATUS)
 def starts_new_message(message: Any, change: StatusChange) -> bool:
     return change.starts_new_message
+
+
+@CLIENT.guard(_STATUS)
+def shows_open_subagent(message: Any, change: StatusChange) -> bool:
+    return change.report is not None and change.report.has_open_subagent
 
 
 @CLIENT.guard(_STATUS)

@@ -108,13 +108,19 @@ def _join(chunks: list[str]) -> str:
     return chunks[0] if chunks else ""
 
 
+ROOT_SCOPE = ""
+"""The scope of the run's own parts; a subagent's parts are in the scope of its
+subagentRunId."""
+
+
 class TextPart:
-    __slots__ = ("anchored", "cached", "chunks", "key", "length", "life")
+    __slots__ = ("anchored", "cached", "chunks", "key", "length", "life", "scope")
 
     kind = "text"
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, scope: str = ROOT_SCOPE) -> None:
         self.key = key
+        self.scope = scope
         self.chunks: list[str] = []
         self.length = 0
         self.life = Lifecycle(TEXT_MACHINE, key)
@@ -140,14 +146,16 @@ class ReasoningBlock:
         "key",
         "life",
         "reasoning_id",
+        "scope",
         "signature",
         "signature_id",
     )
 
     kind = "reasoning"
 
-    def __init__(self, key: str, anonymous: bool) -> None:
+    def __init__(self, key: str, anonymous: bool, scope: str = ROOT_SCOPE) -> None:
         self.key = key
+        self.scope = scope
         self.chunks: list[str] = []
         self.life = Lifecycle(REASONING_MACHINE, key)
         self.signature: str | None = None
@@ -188,6 +196,7 @@ class DataPart:
     __slots__ = ("cached", "name", "value")
 
     kind = "data"
+    scope = ROOT_SCOPE
 
     def __init__(self, name: str, value: Any) -> None:
         self.name = name
@@ -213,6 +222,7 @@ class ToolCallState:
         "name",
         "parent_message_id",
         "result",
+        "scope",
         "tool_call_id",
         "tool_message_id",
     )
@@ -222,9 +232,12 @@ class ToolCallState:
     """The tool_call effects write the run's state of the call, not a message's part (see
     :mod:`agui_fsm.aggregator.tool_results`)."""
 
-    def __init__(self, tool_call_id: str, life: Lifecycle | None = None) -> None:
+    def __init__(
+        self, tool_call_id: str, life: Lifecycle | None = None, scope: str = ROOT_SCOPE
+    ) -> None:
         self.tool_call_id = tool_call_id
         self.life = life if life is not None else Lifecycle(TOOL_MACHINE, tool_call_id)
+        self.scope = scope
         self.reset("tool", None)
 
     def reset(self, name: str, parent_message_id: str | None) -> None:
@@ -367,9 +380,18 @@ def token_count(total_text: int) -> int:
 
 
 class PartStore:
-    """Text parts, reasoning blocks and tool calls by key, in display order."""
+    """Text parts, reasoning blocks and tool calls by key, in display order.
+
+    The store is the run's own scope; a subagent's text and reasoning live in its
+    :class:`ScopeParts` (``scopes``), its status in ``subagents``. Tool calls, the order and
+    the generated keys' counters are shared by every scope."""
+
+    scope = ROOT_SCOPE
 
     def __init__(self) -> None:
+        self.scopes: dict[str, ScopeParts] = {}
+        self.subagents: dict[str, Any] = {}
+        """Each subagent the run announced (a SubagentRun), in the order announced."""
         self.order = PartOrder()
         self.text: dict[str, TextPart] = {}
         self.reasoning: dict[str, ReasoningBlock] = {}
@@ -400,20 +422,124 @@ class PartStore:
         self.cache: list[dict] = []
         self.dead = False
 
+    def scope_for(self, subagent_run_id: str | None) -> PartStore | ScopeParts:
+        """The scope an event tagged ``subagent_run_id`` writes (None: the run's own)."""
+        if subagent_run_id is None:
+            return self
+        scope = self.scopes.get(subagent_run_id)
+        if scope is None:
+            scope = self.scopes[subagent_run_id] = ScopeParts(self, subagent_run_id)
+            # A tool call anchors after its parent's earlier calls, which may now belong to
+            # another scope: the order anchors by the reference's scan from here on.
+            self.order.flatten()
+        return scope
+
     def lifecycles(self) -> Iterator[Lifecycle]:
         """Every part's machine instance: text parts, reasoning blocks, tool calls."""
-        for part in self.text.values():
-            yield part.life
-        for block in self.reasoning.values():
-            yield block.life
+        for scope in (self, *self.scopes.values()):
+            for part in scope.text.values():
+                yield part.life
+            for block in scope.reasoning.values():
+                yield block.life
         for tool in self.tools.values():
             yield tool.life
+
+    def machine_states(self) -> list[str]:
+        """``instance:state`` of every part machine and subagent, sorted (a subagent's parts
+        and calls prefixed with its id, a subagent with its spawning call)."""
+        out = [
+            f"{part.scope}/{part.life.instance}:{part.life.state}"
+            if part.scope
+            else f"{part.life.instance}:{part.life.state}"
+            for scope in (self, *self.scopes.values())
+            for part in (*scope.text.values(), *scope.reasoning.values())
+        ]
+        out += [
+            f"{tool.scope}/{tool.life.instance}:{tool.life.state}"
+            if tool.scope
+            else f"{tool.life.instance}:{tool.life.state}"
+            for tool in self.tools.values()
+        ]
+        out += [
+            f"subagent {sid}<{entry.parent_tool_call_id}:{entry.life.state}"
+            for sid, entry in self.subagents.items()
+        ]
+        return sorted(out)
+
+    def active_reasoning_of(self, block: ReasoningBlock) -> ReasoningBlock | None:
+        """The active reasoning block of ``block``'s scope."""
+        scope = self if block.scope == ROOT_SCOPE else self.scopes.get(block.scope)
+        return scope.active_reasoning if scope is not None else None
+
+    def text_parts(self) -> Iterator[TextPart]:
+        """Every text part of every scope."""
+        yield from self.text.values()
+        for scope in self.scopes.values():
+            yield from scope.text.values()
 
     def settle(self) -> None:
         """The run is over: every part that can takes its ``run_settled`` edge (it has no
         guard and no effect)."""
         for life in self.lifecycles():
             life.try_take("run_settled", None, self, None, None)
+
+
+class ScopeParts:
+    """A subagent's own keys within its run's store: its text parts and reasoning blocks by
+    id (a subagent may reuse any id of the run or of another subagent), the parts anonymous
+    text and reasoning go to, and the call an id-less MCP-apps activity falls back to. The
+    order, the tool calls and the generated keys' counters are the store's."""
+
+    __slots__ = (
+        "active_reasoning",
+        "active_text",
+        "last_resolved",
+        "reasoning",
+        "root",
+        "scope",
+        "text",
+    )
+
+    def __init__(self, root: PartStore, scope: str) -> None:
+        self.root = root
+        self.scope = scope
+        self.text: dict[str, TextPart] = {}
+        self.reasoning: dict[str, ReasoningBlock] = {}
+        self.active_text: TextPart | None = None
+        self.active_reasoning: ReasoningBlock | None = None
+        self.last_resolved: ToolCallState | None = None
+
+    @property
+    def order(self) -> PartOrder:
+        return self.root.order
+
+    @property
+    def tools(self) -> dict[str, ToolCallState]:
+        return self.root.tools
+
+    @property
+    def text_counter(self) -> int:
+        return self.root.text_counter
+
+    @text_counter.setter
+    def text_counter(self, value: int) -> None:
+        self.root.text_counter = value
+
+    @property
+    def reasoning_counter(self) -> int:
+        return self.root.reasoning_counter
+
+    @reasoning_counter.setter
+    def reasoning_counter(self, value: int) -> None:
+        self.root.reasoning_counter = value
+
+    @property
+    def signed_blocks(self) -> int:
+        return self.root.signed_blocks
+
+    @signed_blocks.setter
+    def signed_blocks(self, value: int) -> None:
+        self.root.signed_blocks = value
 
 
 class PartMachine:

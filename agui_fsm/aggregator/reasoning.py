@@ -37,7 +37,9 @@ class ReasoningParts(PartMachine):
             key = message_id
         block = store.reasoning.get(key)
         if block is None:
-            block = store.reasoning[key] = ReasoningBlock(key, anonymous=message_id is None)
+            block = store.reasoning[key] = ReasoningBlock(
+                key, anonymous=message_id is None, scope=store.scope
+            )
         return block
 
     def start(self, store: PartStore, event: Any, trigger: str) -> bool:

@@ -21,7 +21,7 @@ class TextParts(PartMachine):
     def _part(store: PartStore, key: str) -> TextPart:
         part = store.text.get(key)
         if part is None:
-            part = store.text[key] = TextPart(key)
+            part = store.text[key] = TextPart(key, store.scope)
         return part
 
     @staticmethod

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agui_fsm.aggregator.parts import MISSING, event_extras, json_stringify, try_parse_json
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts, map_tool_call_parts
 from agui_fsm.machines.plans import CLIENT
 
 MCP_APP_URI_SCHEME = "ui://"
@@ -463,7 +464,7 @@ def known_results(messages: Iterable[Any]) -> dict[str, tuple[dict[str, Any], An
     for message in messages:
         if message.role != "assistant":
             continue
-        for part in message.content:
+        for part in iter_tool_call_parts(message.content):
             if is_resolved(part):
                 tool_call_id = part["toolCallId"]
                 fields = {k: part[k] for k in RESULT_KEYS if k in part}
@@ -479,14 +480,17 @@ def shown_parts(
 ) -> list[dict[str, Any]]:
     """A run's snapshot ``parts`` as the message shows them: a result the client recorded
     (``preserved``) rides over a part with none (the reference's preserveToolResults) and over
-    the backend result it overrode (``overrides``: a different later one shows)."""
-    shown = []
-    for part in parts:
-        if part["type"] == "tool-call" and part["toolCallId"] in preserved:
-            tool_call_id = part["toolCallId"]
-            if "result" not in part or (
-                tool_call_id in overrides and part["result"] == overrides[tool_call_id]
-            ):
-                part = {**part, **preserved[tool_call_id]}
-        shown.append(part)
+    the backend result it overrode (``overrides``: a different later one shows), at any depth
+    of the tree."""
+
+    def show(part: dict[str, Any]) -> dict[str, Any]:
+        tool_call_id = part["toolCallId"]
+        if tool_call_id in preserved and (
+            "result" not in part
+            or (tool_call_id in overrides and part["result"] == overrides[tool_call_id])
+        ):
+            return {**part, **preserved[tool_call_id]}
+        return part
+
+    shown, _changed = map_tool_call_parts(parts, show)
     return shown

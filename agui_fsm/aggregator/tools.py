@@ -50,7 +50,7 @@ class ToolCalls(PartMachine):
         tool = store.tools.get(tool_call_id)
         if tool is None:
             life = Lifecycle(self.machine, tool_call_id)
-            tool = store.tools[tool_call_id] = ToolCallState(tool_call_id, life)
+            tool = store.tools[tool_call_id] = ToolCallState(tool_call_id, life, store.scope)
         return tool
 
     def start(self, store: PartStore, event: Any) -> bool:
@@ -89,6 +89,7 @@ def create_part(owner: ToolCalls, store: PartStore, tool: ToolCallState, event: 
     parent_id = event.parent_message_id
     name = event.tool_call_name
     tool.reset(name if name is not None else "tool", parent_id)
+    tool.scope = store.scope
     parent = store.text.get(parent_id) if parent_id else None
     if parent is not None and parent.life.state == "absent":
         parent = None
@@ -103,6 +104,7 @@ def restart_call(owner: ToolCalls, store: PartStore, tool: ToolCallState, event:
     previous_parent = tool.parent_message_id
     name = event.tool_call_name
     tool.reset(name if name is not None else "tool", event.parent_message_id)
+    tool.scope = store.scope
     if previous_parent != tool.parent_message_id:
         store.order.flatten()
 

@@ -34,6 +34,7 @@ from agui_fsm.explore import (
     INTERRUPT_ID,
     KNOWN_FINDINGS,
     MESSAGE_IDS,
+    SUBAGENT_ALPHABET,
     TOOL_CALL_IDS,
     Coverage,
     Exploration,
@@ -64,11 +65,12 @@ from agui_fsm.thread.settings import QUEUE_POLICIES
 @click.option(
     "--alphabet",
     "which",
-    type=click.Choice(["small", "full", "tools"]),
+    type=click.Choice(["small", "full", "tools", "subagents"]),
     default="small",
     show_default=True,
     help="small: the CI alphabet; full: every letter the scenario format can say; tools: "
-    "the front-end tool executor's letters (FRONT_END_ALPHABET).",
+    "the front-end tool executor's letters (FRONT_END_ALPHABET); subagents: a subagent "
+    "under a tool call, its nested call, its plain and suspended finish (SUBAGENT_ALPHABET).",
 )
 @click.option(
     "--skip",
@@ -133,7 +135,7 @@ def check(
     policy = queue_policy or CHECK_QUEUE_POLICY[profile]
     if policy not in QUEUE_POLICIES[profile]:
         raise click.UsageError(f"--queue-policy {policy} is not available in the {profile} profile")
-    names = {"full": "full", "tools": FRONT_END_ALPHABET}.get(which)
+    names = {"full": "full", "tools": FRONT_END_ALPHABET, "subagents": SUBAGENT_ALPHABET}.get(which)
     letters = alphabet(names)
     invariants = tuple(i for i in ALL_INVARIANTS if i.name not in skip)
     if waive_known:

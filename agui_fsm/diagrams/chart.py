@@ -7,6 +7,8 @@ The folding, in order:
 - edges of one label into one state from every state of a group leave the group
   once (the group is a compound state); from (nearly) every state of the machine
   they leave a single "any state" box;
+- an edge every profile has, each with its own effects, is drawn once, as an edge of
+  every profile (the readable view shows no effects);
 - a guarded edge is dropped when the same trigger takes the same path unguarded
   (the full view keeps it: the guard only picks the effect);
 - what is left is one edge per (source, destination, kind, profile), its
@@ -21,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from agui_fsm.machines import MachineTable, Transition
+from agui_fsm.machines.table import PROFILES
 from agui_fsm.spec import AGUI_EVENT_TYPES
 
 #: The pseudo-states edges from (nearly) every state leave: every state but the
@@ -140,8 +143,9 @@ def fold(table: MachineTable) -> Chart:
                 sources = paths.setdefault((label, t.dest), [])
                 if source not in sources:
                     sources.append(source)
+    paths = _merge_profiles(paths)
     for name, listed in loops.items():
-        loops[name] = _drop_shadowed(listed)
+        loops[name] = _drop_shadowed(_merge_profile_labels(listed))
     loops = _group_loops(table, loops)
     paths = _drop_shadowed_paths(paths)
     merged: dict[tuple[str, str, str, str | None], ChartEdge] = {}
@@ -178,6 +182,42 @@ def _families(table: MachineTable) -> tuple[dict[str, list[Label]], set[int]]:
         for source in sources:
             _add(families.setdefault(source, []), Label(trigger, named, profile))
     return families, consumed
+
+
+def _every_profile(label: Label) -> Label:
+    return Label(label.trigger, label.guard, None)
+
+
+def _merge_profile_labels(labels: list[Label]) -> list[Label]:
+    """Labels of one trigger and guard in every profile become one of every profile."""
+    out: list[Label] = []
+    for label in labels:
+        if label.profile is not None and all(
+            Label(label.trigger, label.guard, p) in labels for p in PROFILES
+        ):
+            label = _every_profile(label)
+        _add(out, label)
+    return out
+
+
+def _merge_profiles(
+    paths: dict[tuple[Label, str], list[str]],
+) -> dict[tuple[Label, str], list[str]]:
+    """Paths one trigger and guard takes in every profile become paths of every profile."""
+    out: dict[tuple[Label, str], list[str]] = {}
+    for (label, dest), sources in paths.items():
+        if label.profile is not None:
+            every = [paths.get((Label(label.trigger, label.guard, p), dest), []) for p in PROFILES]
+            common = [s for s in sources if all(s in listed for listed in every)]
+            if common:
+                merged = out.setdefault((_every_profile(label), dest), [])
+                merged.extend(s for s in common if s not in merged)
+            sources = [s for s in sources if s not in common]
+            if not sources:
+                continue
+        kept = out.setdefault((label, dest), [])
+        kept.extend(s for s in sources if s not in kept)
+    return out
 
 
 def _add(labels: list[Label], label: Label) -> None:

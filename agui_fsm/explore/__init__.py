@@ -70,6 +70,7 @@ from agui_fsm.explore.search import (
 from agui_fsm.explore.stateful import thread_state_machine
 from agui_fsm.explore.triggers import (
     SMALL_ALPHABET,
+    SUBAGENT_ALPHABET,
     TABLES,
     alphabet,
     full_alphabet,
@@ -96,6 +97,7 @@ __all__ = [
     "SMALL_ALPHABET",
     "STREAM_END",
     "STREAM_RAISES",
+    "SUBAGENT_ALPHABET",
     "TABLES",
     "THREAD",
     "TOOL_CALL_IDS",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts
 from agui_fsm.explore.letters import RUN_STARTED, copy_json
 from agui_fsm.invariants import RunRecord
 from agui_fsm.runtime.sync import Parked
@@ -23,6 +24,7 @@ class ScriptedStream:
         "auto_started",
         "events",
         "final",
+        "gate_leaks",
         "ids_at_start",
         "index",
         "overlapped",
@@ -38,6 +40,7 @@ class ScriptedStream:
         self.overlapped = False
         self.ids_at_start: frozenset[str] = frozenset()
         self.auto_started = False
+        self.gate_leaks: frozenset[str] = frozenset()
         self.final: RunRecord | None = None  # the record, once the run has settled
 
     def settle(self, open_: bool) -> None:
@@ -63,6 +66,7 @@ class ScriptedStream:
             server_id=view.last_text_message_id or view.server_message_id,
             ids_at_start=self.ids_at_start,
             tool_call_ids=view.tool_call_ids,
+            gate_leaks=self.gate_leaks,
         )
 
 
@@ -83,6 +87,7 @@ class ScriptedAgent:
         stream.overlapped = any(s.run_id in runtime.parked for s in self.streams)
         own = view.assistant_id if view else None  # an eager placeholder
         stream.ids_at_start = frozenset(m.id for m in runtime.messages if m.id != own)
+        stream.gate_leaks = gate_leaks(runtime.messages, run_input["messages"])
         self.streams.append(stream)
         if not self.run_started_first:
             return Parked()
@@ -92,6 +97,20 @@ class ScriptedAgent:
         stream.auto_started = True
         stream.events.append(RUN_STARTED.payload)
         return Parked([copy_json(RUN_STARTED.payload)])
+
+
+def gate_leaks(thread: Any, sent: list[dict[str, Any]]) -> frozenset[str]:
+    """The tool calls ``sent`` (a run input's messages) carries a result for although the
+    ``thread`` shows their approval undecided."""
+    gated = {
+        part["toolCallId"]
+        for message in thread
+        for part in iter_tool_call_parts(message.content)
+        if isinstance(part.get("approval"), dict)
+        and part["approval"].get("approved") is None
+        and part["approval"].get("resolution") is None
+    }
+    return frozenset(m.get("toolCallId") for m in sent if m.get("role") == "tool") & gated
 
 
 class MemoryHistory:

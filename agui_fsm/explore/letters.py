@@ -14,6 +14,7 @@ MESSAGE_IDS = ("m1", "m2")
 TOOL_CALL_IDS = ("tc1", "tc2")
 INTERRUPT_ID = "int1"
 REASONING_ID = "rz1"
+SUBAGENT_ID = "s1"
 THREAD = {"threadId": "t1", "runId": "r1"}
 
 
@@ -116,6 +117,14 @@ EVENT_BUILDERS: dict[str, Callable[[], list[Letter]]] = {
             for m in MESSAGE_IDS
         ),
         _event("TEXT_MESSAGE_CHUNK", "TEXT_MESSAGE_CHUNK(no id)", delta="x"),
+        _event(
+            "TEXT_MESSAGE_CHUNK",
+            f"TEXT_MESSAGE_CHUNK(m2 in {SUBAGENT_ID})",
+            messageId="m2",
+            role="assistant",
+            delta="x",
+            subagentRunId=SUBAGENT_ID,
+        ),
     ],
     "TOOL_CALL_START": lambda: [
         *(
@@ -135,8 +144,20 @@ EVENT_BUILDERS: dict[str, Callable[[], list[Letter]]] = {
         _event("TOOL_CALL_ARGS", toolCallId=tc, delta='{"a":1}') for tc in TOOL_CALL_IDS
     ],
     "TOOL_CALL_CHUNK": lambda: [
-        _event("TOOL_CALL_CHUNK", toolCallId=tc, toolCallName="f", parentMessageId="m1", delta="{}")
-        for tc in TOOL_CALL_IDS
+        *(
+            _event(
+                "TOOL_CALL_CHUNK", toolCallId=tc, toolCallName="f", parentMessageId="m1", delta="{}"
+            )
+            for tc in TOOL_CALL_IDS
+        ),
+        _event(
+            "TOOL_CALL_CHUNK",
+            f"TOOL_CALL_CHUNK(tc2 in {SUBAGENT_ID})",
+            toolCallId="tc2",
+            toolCallName="f",
+            delta="{}",
+            subagentRunId=SUBAGENT_ID,
+        ),
     ],
     "TOOL_CALL_END": lambda: [_event("TOOL_CALL_END", toolCallId=tc) for tc in TOOL_CALL_IDS],
     "TOOL_CALL_RESULT": lambda: [
@@ -188,6 +209,40 @@ EVENT_BUILDERS: dict[str, Callable[[], list[Letter]]] = {
             subtype="message",
             entityId=REASONING_ID,
             encryptedValue="sig",
+        )
+    ],
+    # A subagent under tool call tc1 (its text and its own call tc2 are the chunks tagged
+    # with it), one under no call (rendered in the top-level message), and its ends.
+    "SUBAGENT_STARTED": lambda: [
+        _event(
+            "SUBAGENT_STARTED",
+            f"SUBAGENT_STARTED({SUBAGENT_ID} under tc1)",
+            subagentRunId=SUBAGENT_ID,
+            name="helper",
+            parentToolCallId="tc1",
+        ),
+        _event(
+            "SUBAGENT_STARTED",
+            f"SUBAGENT_STARTED({SUBAGENT_ID})",
+            subagentRunId=SUBAGENT_ID,
+            name="helper",
+        ),
+    ],
+    "SUBAGENT_FINISHED": lambda: [
+        _event("SUBAGENT_FINISHED", f"SUBAGENT_FINISHED({SUBAGENT_ID})", subagentRunId=SUBAGENT_ID),
+        _event(
+            "SUBAGENT_FINISHED",
+            f"SUBAGENT_FINISHED({SUBAGENT_ID} suspended)",
+            subagentRunId=SUBAGENT_ID,
+            outcome={"type": "suspended", "interruptIds": [INTERRUPT_ID]},
+        ),
+    ],
+    "SUBAGENT_ERROR": lambda: [
+        _event(
+            "SUBAGENT_ERROR",
+            f"SUBAGENT_ERROR({SUBAGENT_ID})",
+            subagentRunId=SUBAGENT_ID,
+            message="x",
         )
     ],
     "STEP_STARTED": lambda: [_event("STEP_STARTED", stepName="s1")],

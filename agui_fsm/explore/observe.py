@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts
 from agui_fsm.explore.agent import ScriptedStream
 from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
@@ -41,11 +42,10 @@ def observe_runtime(
         if m.role == "assistant":
             entry["status"] = dict(m.status) if m.status is not None else None
             status_states[m.id] = m.status_state
-            for part in entry["content"]:
-                if part.get("type") == "tool-call":
-                    life = m.tool_life(part["toolCallId"])
-                    if life is not None:
-                        tool_states[(m.id, part["toolCallId"])] = life.state
+            for part in iter_tool_call_parts(entry["content"]):
+                life = m.tool_life(part["toolCallId"])
+                if life is not None:
+                    tool_states[(m.id, part["toolCallId"])] = life.state
         interrupts = ((meta.get("custom") or {}).get("agui") or {}).get("interrupts")
         if interrupts:
             entry["interrupts"] = copy_json(interrupts)

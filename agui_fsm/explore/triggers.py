@@ -114,6 +114,27 @@ SMALL_ALPHABET: tuple[str, ...] = (
 )
 
 
+# An alphabet for subagents (invariants 11 to 13): a subagent under tool call tc1, its text
+# and its own call tc2 (a nested tool call), its finish plain or suspended on interrupt int1
+# (with the run's interrupt outcome and the user's answer), and the front end's answer to
+# the nested call.
+SUBAGENT_ALPHABET: tuple[str, ...] = (
+    "append",
+    "cancel",
+    "add_tool_result(tc2)",
+    "submit_interrupt_responses(resolved)",
+    "TOOL_CALL_CHUNK(tc1)",
+    "SUBAGENT_STARTED(s1 under tc1)",
+    "TEXT_MESSAGE_CHUNK(m2 in s1)",
+    "TOOL_CALL_CHUNK(tc2 in s1)",
+    "SUBAGENT_FINISHED(s1)",
+    "SUBAGENT_FINISHED(s1 suspended)",
+    "RUN_FINISHED",
+    "RUN_FINISHED(interrupt)",
+    "stream_end",
+)
+
+
 def alphabet(names: Iterable[str] | None = None) -> list[Letter]:
     """Letters by key (default :data:`SMALL_ALPHABET`); ``"full"`` gives every letter that
     the scenario format can express."""

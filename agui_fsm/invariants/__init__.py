@@ -47,6 +47,11 @@ from agui_fsm.invariants.state import (
     next_model_state,
     state_follows_snapshots_and_deltas,
 )
+from agui_fsm.invariants.subagents import (
+    nested_tool_calls_kept,
+    no_result_through_an_open_gate,
+    subagents_settle_with_their_message,
+)
 from agui_fsm.invariants.thread import (
     HALF_WAY_TOOL_STATES,
     client_tool_results_kept,
@@ -84,6 +89,9 @@ ALL_INVARIANTS: tuple[Invariant, ...] = tuple(
             validator_agrees,
             front_end_tools_run_at_most_once,
             interrupts_not_abandoned_by_internal_errors,
+            nested_tool_calls_kept,
+            subagents_settle_with_their_message,
+            no_result_through_an_open_gate,
         ),
         start=1,
     )
@@ -132,12 +140,15 @@ __all__ = [
     "event_delivered",
     "front_end_tools_run_at_most_once",
     "interrupts_not_abandoned_by_internal_errors",
+    "nested_tool_calls_kept",
     "next_client_results",
     "next_model_state",
     "no_advance_past_interrupt",
     "no_overlapping_runs",
+    "no_result_through_an_open_gate",
     "runs_settle_once",
     "state_follows_snapshots_and_deltas",
+    "subagents_settle_with_their_message",
     "tool_calls_end_resolved_or_pending",
     "unique_message_ids",
     "validator_agrees",

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts
 from agui_fsm.errors import AguiFsmError
 
 LIVE_RUN_STATES = ("running", "draining")
@@ -37,7 +38,8 @@ class RunRecord:
     the run writes now; ``server_id`` the message id the stream named for it (None
     before one); ``ids_at_start`` the thread's message ids when the run started;
     ``tool_call_ids`` the tool calls of the message the run is writing (a result for any
-    other is a cross-run result).
+    other is a cross-run result); ``gate_leaks`` the tool calls whose result the run's input
+    carried although the thread showed their approval undecided when the run started.
     """
 
     index: int
@@ -48,6 +50,7 @@ class RunRecord:
     server_id: str | None = None
     ids_at_start: frozenset[str] = frozenset()
     tool_call_ids: frozenset[str] = frozenset()
+    gate_leaks: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -111,12 +114,13 @@ class Observation:
         return open_runs[-1] if open_runs else None
 
     def tool_parts(self, tool_call_id: str) -> list[tuple[str, dict[str, Any]]]:
-        """``(message id, part)`` for every tool-call part with this id, in thread order."""
+        """``(message id, part)`` for every tool-call part with this id, in thread order
+        (a call nested in a subagent's message is the top-level message's)."""
         return [
             (m["id"], p)
             for m in self.messages
-            for p in m["content"]
-            if p.get("type") == "tool-call" and p.get("toolCallId") == tool_call_id
+            for p in iter_tool_call_parts(m["content"])
+            if p.get("toolCallId") == tool_call_id
         ]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts
 from agui_fsm.invariants.observation import (
     LIVE_RUN_STATES,
     Observation,
@@ -39,8 +40,8 @@ def client_tool_results_kept(before: Observation, after: Observation, step: Step
     replaced = step.kind == "event" and delivered and step.name == "MESSAGES_SNAPSHOT"
     if not replaced and step.name != "load_history":
         for message in before.messages:
-            for part in message["content"]:
-                if part.get("type") != "tool-call" or "result" not in part:
+            for part in iter_tool_call_parts(message["content"]):
+                if "result" not in part:
                     continue
                 tool_call_id = part["toolCallId"]
                 overwritten = (
@@ -57,8 +58,8 @@ def client_tool_results_kept(before: Observation, after: Observation, step: Step
                     continue
                 parts = [
                     p
-                    for p in now["content"]
-                    if p.get("type") == "tool-call" and p.get("toolCallId") == tool_call_id
+                    for p in iter_tool_call_parts(now["content"])
+                    if p.get("toolCallId") == tool_call_id
                 ]
                 if not parts:
                     continue

@@ -5,6 +5,7 @@ from agui_fsm.machines.message_status import MESSAGE_STATUS, STATUS_OBJECTS
 from agui_fsm.machines.reasoning_message import REASONING_MESSAGE
 from agui_fsm.machines.run import RUN
 from agui_fsm.machines.step import STEP
+from agui_fsm.machines.subagent import SUBAGENT
 from agui_fsm.machines.table import CompiledMachine, MachineTable, Transition, edge
 from agui_fsm.machines.text_message import TEXT_MESSAGE
 from agui_fsm.machines.tool_call import TOOL_CALL
@@ -19,6 +20,7 @@ ALL_TABLES: tuple[MachineTable, ...] = (
     REASONING_MESSAGE,
     STEP,
     TOOL_EXECUTION,
+    SUBAGENT,
 )
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "RUN",
     "STATUS_OBJECTS",
     "STEP",
+    "SUBAGENT",
     "TEXT_MESSAGE",
     "TOOL_CALL",
     "TOOL_EXECUTION",

@@ -42,6 +42,7 @@ class Link:
 
 
 _SETTLED_PARTS = "the aggregator settles every open part when the run ends"
+_CLOSED_WITH_RUN = "a subagent still running takes the run's status"
 
 # fmt: off
 LINKS: tuple[Link, ...] = (
@@ -129,6 +130,30 @@ LINKS: tuple[Link, ...] = (
     Link(
         "text_message", "message_status", "TEXT_MESSAGE_START", on_trigger="TEXT_MESSAGE_START",
         effect="open_text_part", note="a new messageId: the run goes on in a new message",
+    ),
+    Link(
+        "run", "subagent", "RUN_FINISHED", on_trigger="RUN_FINISHED", effect="record_outcome",
+        note=_CLOSED_WITH_RUN,
+    ),
+    Link(
+        "run", "subagent", "RUN_ERROR", on_trigger="RUN_ERROR", effect="record_run_error",
+        note=_CLOSED_WITH_RUN,
+    ),
+    Link(
+        "run", "subagent", "agent_error", on_trigger="agent_error", effect="fail_message",
+        note=_CLOSED_WITH_RUN,
+    ),
+    Link(
+        "run", "subagent", "cancel", on_trigger="cancel", effect="mark_cancelled",
+        note=_CLOSED_WITH_RUN,
+    ),
+    Link(
+        "message_status", "subagent", "run_settled", on_enter="complete",
+        note="a subagent still open in the completed message settles with it (spec)",
+    ),
+    Link(
+        "run", "subagent", "import_snapshot", on_trigger="MESSAGES_SNAPSHOT",
+        note="a snapshot's copy of a nested message stays out (spec)",
     ),
 )
 # fmt: on

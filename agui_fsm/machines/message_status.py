@@ -45,7 +45,6 @@ MESSAGE_STATUS = MachineTable(
             when="has_interrupt",
             do="expose_interrupts",
         ),
-        edge("RUN_FINISHED", "running", "complete", when="outcome_success", profile="reference"),
         edge("RUN_FINISHED", "running", "complete", unless="has_unresolved_tool_calls"),
         edge(
             "RUN_FINISHED",
@@ -72,14 +71,19 @@ MESSAGE_STATUS = MachineTable(
         # The run's RUN_FINISHED already decided the status: cancelling only closes the
         # stream (the interrupt stays shown and answerable).
         *(edge("cancel", state, state, profile="spec") for state in (*REQUIRES_ACTION, "complete")),
+        # A run's message does not split while a subagent it shows is open (spec): the
+        # subagent's nested message would be left running in a message that completed.
         *(
             edge(
                 trigger,
                 ("running", *REQUIRES_ACTION, *INCOMPLETE),
                 "complete",
                 when="starts_new_message",
+                unless=() if profile == "reference" else "shows_open_subagent",
+                profile=profile,
             )
             for trigger in ("TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
+            for profile in ("spec", "reference")
         ),
         edge(
             "add_tool_result",
@@ -150,8 +154,6 @@ MESSAGE_STATUS = MachineTable(
     ),
     guards={
         "has_interrupt": "the RUN_FINISHED outcome is an interrupt carrying interrupts",
-        "outcome_success": "the RUN_FINISHED outcome says success explicitly (the reference "
-        "then completes the message even with front-end tool calls left unanswered)",
         "has_unresolved_tool_calls": "some tool call of the run has no result (AG-UI 1.0: "
         "those named by a success outcome's pendingToolCallIds, when it names any)",
         "client_results_resolve_all": "results the client added (kept across snapshots) "
@@ -159,6 +161,8 @@ MESSAGE_STATUS = MachineTable(
         "all_tool_calls_resolved": "every tool call of the message now has a result",
         "starts_new_message": "a text event names a messageId other than the run's last one: "
         "this message completes and the run goes on in a new one under it",
+        "shows_open_subagent": "a subagent the run's message shows is running or suspended "
+        "(the text then goes on in the same message)",
         "shows_live_run": "a loaded history brings a message under the id of the one that "
         "shows the latest run's parts (the run may still be streaming into it)",
         **{

@@ -42,7 +42,14 @@ RUN = MachineTable(
         "interrupted": "settled: RUN_FINISHED carried an interrupt outcome",
     },
     transitions=(
-        edge("start_run", ("idle", *SETTLED), "running", do="open_run"),
+        edge(
+            "start_run",
+            ("idle", *SETTLED),
+            "running",
+            do=("open_run", "withhold_gated_results"),
+            profile="spec",
+        ),
+        edge("start_run", ("idle", *SETTLED), "running", do="open_run", profile="reference"),
         edge("RUN_STARTED", "running", "running", when="by_client"),
         edge("RUN_STARTED", "running", "running", unless="run_announced"),
         edge("RUN_STARTED", "draining", "running"),
@@ -164,6 +171,9 @@ RUN = MachineTable(
         "RUN_ERROR",
     },
     effects={
+        "withhold_gated_results": "the input leaves out the result of every call whose "
+        "approval is undecided (the reference leaves out only a subagent's: a result the "
+        "message's own gated call holds goes to the backend as if the gate were decided)",
         "open_run": "reset the aggregator (a synthetic RUN_STARTED), whose first snapshot "
         "inserts the optimistic assistant placeholder; the agent is called with the "
         "RunAgentInput (StartRun). The stream's own RUN_STARTED is never forwarded, nor a "

@@ -23,11 +23,12 @@ FROZEN_RELEASES = {"0.0.57": DRIVER_DIR / "releases" / "0.0.57"}
 ``scripts/test`` installs them): the driver of each frozen set of expected outputs
 (``specs/conformance/frozen/reference-VERSION``)."""
 
-PROFILE_RELEASE = "0.0.57"
-"""The release agui-fsm's ``reference`` profile implements today. While it is a frozen one,
-the profile is held to that release's frozen outputs and its driver; once the runtime
-implements the newest, this names it and :func:`profile_driver_dir` is ``DRIVER_DIR``."""
 NEWEST_RELEASE = "0.0.58"
+PROFILE_RELEASE = NEWEST_RELEASE
+"""The release agui-fsm's ``reference`` profile implements. While it is a frozen one (a new
+release is out and the runtime does not follow it yet), the profile is held to that
+release's frozen outputs and its driver; when it is the newest, :func:`profile_driver_dir`
+is ``DRIVER_DIR``."""
 
 
 def profile_driver_dir() -> Path:

@@ -16,6 +16,7 @@ from typing import Any
 
 from agui_fsm.aggregator import RunSnapshot
 from agui_fsm.aggregator.outcome import StatusChange
+from agui_fsm.aggregator.tool_tree import map_nested_messages
 from agui_fsm.errors import InvalidTransition
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
@@ -91,7 +92,26 @@ class AssistantMessages:
         message.status = status_for(step.dest)
         life.follow(trigger, step, message, change)
         change.dest = step.dest
+        if step.dest == "complete" and message.source is None:
+            self.settle_subagents(message)
         return change
+
+    def settle_subagents(self, message: Message) -> None:
+        """The message completed: each subagent message nested in it takes its
+        ``run_settled`` edge, where it has one (an open one settles with it, in the spec
+        profile). A message a run still writes is the run's to settle."""
+        machine = self.machines["subagent"]
+
+        def settle(nested: Mapping[str, Any]) -> Mapping[str, Any]:
+            state = status_name(nested.get("status"))
+            step = machine.plan(state, "run_settled", None, None, None, None) if state else None
+            if step is None or step.dest == state:
+                return nested
+            return {**nested, "status": status_for(step.dest)}
+
+        content, changed = map_nested_messages(message.content, settle)
+        if changed:
+            message.set_content(content)
 
     def insert_placeholder(self, parent_id: str | None, message_id: str | None) -> str:
         message_id = message_id or OPTIMISTIC_PREFIX + self.new_id()

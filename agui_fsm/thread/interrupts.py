@@ -32,6 +32,7 @@ from agui_fsm.aggregator.approvals import (
 from agui_fsm.aggregator.outcome import StatusChange
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE
 from agui_fsm.aggregator.tool_results import MessageToolCall
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts
 from agui_fsm.errors import InterruptPendingError, UsageError
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
@@ -241,7 +242,7 @@ class Interrupts:
         message_id, interrupts = pending
         message = self.repo.get(message_id)[0]  # type: ignore[index]
         gated = project_tool_approvals(
-            interrupts, {p["toolCallId"] for p in message.content if p.get("type") == "tool-call"}
+            interrupts, {p["toolCallId"] for p in iter_tool_call_parts(message.content)}
         )
         if not any(a["id"] == approval_id for a in gated.values()):
             raise UsageError(
@@ -277,7 +278,7 @@ class Interrupts:
         change.responses = resume
         self.assistants.set_status(message, life, "submit_interrupt_responses", change)
         for tool_call_id in change.settled_calls:
-            parts = [message.content[i] for i in message.tool_positions(tool_call_id)]
+            parts = [message.part_at(path) for path in message.tool_positions(tool_call_id)]
             call = MessageToolCall(message, tool_call_id, parts)
             take_tool_edge(message, call, "submit_interrupt_responses", None)
         for entry in resume:

@@ -32,6 +32,13 @@ from agui_fsm.aggregator.tool_results import (
     result_fields,
     shown_parts,
 )
+from agui_fsm.aggregator.tool_tree import (
+    Path,
+    iter_tool_call_parts,
+    iter_tool_call_paths,
+    part_at,
+    replace_at,
+)
 from agui_fsm.machines.message_status import STATUS_OBJECTS
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import CLIENT_BY_PROFILE
@@ -193,7 +200,7 @@ class Message:
         if self._source is None:
             self._preserved = {
                 part["toolCallId"]: result_fields(part)
-                for part in self._content
+                for part in iter_tool_call_parts(self._content)
                 if is_resolved(part)
             }
         self._source = snapshot
@@ -277,28 +284,34 @@ class Message:
         self.materialize()
         self._meta = metadata
 
-    def tool_positions(self, tool_call_id: str) -> tuple[int, ...]:
-        """Where ``content`` holds tool-call parts with this id (O(1) once indexed)."""
+    def tool_positions(self, tool_call_id: str) -> tuple[Path, ...]:
+        """Where ``content``'s tree holds tool-call parts with this id, nested calls
+        included (O(1) once indexed)."""
         return self._tools_of(self.content).positions.get(tool_call_id, ())
 
     def unresolved_tool_calls(self) -> int:
-        """How many tool-call parts of ``content`` have no result yet."""
+        """How many tool-call parts of ``content``'s tree have no result yet."""
         return self._tools_of(self.content).unresolved
 
     def all_tool_calls_resolved(self) -> bool:
-        """Whether every tool-call part of ``content`` has a result (none: True)."""
+        """Whether every tool-call part of ``content``'s tree (nested calls included) has a
+        result (none: True)."""
         return self._tools_of(self.content).unresolved == 0
 
-    def set_part(self, position: int, part: dict[str, Any]) -> None:
-        """Replace one part of the (materialized) content; the tool index stays valid as
-        long as the part keeps its type and tool call id."""
+    def set_part(self, path: Path, part: dict[str, Any]) -> None:
+        """Replace the tool-call part at ``path`` (:meth:`tool_positions`) of the
+        (materialized) content; the tool index stays valid as long as the part keeps its
+        type and tool call id (and its nested messages their calls)."""
         self.materialize()
         content = self._content
         index = self._tools_of(content)
-        old = content[position]
-        content[position] = part
-        if old.get("type") == "tool-call":
-            index.unresolved += is_resolved(old) - is_resolved(part)
+        old = part_at(content, path)
+        content[path[0]] = part if len(path) == 1 else replace_at(content, path, part)[path[0]]
+        index.unresolved += is_resolved(old) - is_resolved(part)
+
+    def part_at(self, path: Path) -> dict[str, Any]:
+        """The tool-call part at ``path`` of ``content``."""
+        return part_at(self.content, path)
 
     def _tools_of(self, content: list[dict[str, Any]]) -> _ToolIndex:
         index = self._tool_index
@@ -357,19 +370,19 @@ class Message:
 
 
 class _ToolIndex:
-    """Tool-call positions of one content list, and how many of them await a result."""
+    """Where one content list's tree holds tool-call parts, and how many of them await a
+    result."""
 
     __slots__ = ("content", "positions", "unresolved")
 
     def __init__(self, content: list[dict[str, Any]]) -> None:
         self.content = content
-        positions: dict[str, tuple[int, ...]] = {}
+        positions: dict[str, tuple[Path, ...]] = {}
         unresolved = 0
-        for i, part in enumerate(content):
-            if part.get("type") == "tool-call":
-                tid = part.get("toolCallId")
-                positions[tid] = (*positions.get(tid, ()), i)
-                unresolved += not is_resolved(part)
+        for path, part in iter_tool_call_paths(content):
+            tid = part.get("toolCallId")
+            positions[tid] = (*positions.get(tid, ()), path)  # type: ignore[index]
+            unresolved += not is_resolved(part)
         self.positions = positions
         self.unresolved = unresolved
 
@@ -384,9 +397,7 @@ def new_status_life(message: Message, state: str | None) -> Lifecycle:
 
 def import_tool_lives(message: Message) -> None:
     """Each tool-call part of an imported message gets its machine (``import_snapshot``)."""
-    for part in message.content:
-        if part.get("type") != "tool-call":
-            continue
+    for part in iter_tool_call_parts(message.content):
         tool_call_id = part["toolCallId"]
         life = Lifecycle(TOOL_MACHINE, tool_call_id)
         call = MessageToolCall(message, tool_call_id, [part])

@@ -67,10 +67,9 @@ class RunView:
         return frozenset(self._run.aggregator.store.tools)
 
     def part_states(self) -> list[str]:
-        """``instance:state`` of every part machine of the run's current message, sorted."""
-        return sorted(
-            f"{life.instance}:{life.state}" for life in self._run.aggregator.store.lifecycles()
-        )
+        """``instance:state`` of every part machine (and subagent) of the run's current
+        message, sorted."""
+        return self._run.aggregator.store.machine_states()
 
     def __repr__(self) -> str:
         return f"RunView({self.run_id!r}, {self.state})"

@@ -38,7 +38,17 @@ from agui_fsm.errors import ProtocolViolation
 from agui_fsm.events import construct
 
 E = EventType
-_PASS = frozenset({E.RAW, E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA, E.REASONING_ENCRYPTED_VALUE})
+_PASS = frozenset(
+    {
+        E.RAW,
+        E.ACTIVITY_SNAPSHOT,
+        E.ACTIVITY_DELTA,
+        E.REASONING_ENCRYPTED_VALUE,
+        E.SUBAGENT_STARTED,
+        E.SUBAGENT_FINISHED,
+        E.SUBAGENT_ERROR,
+    }
+)
 _CLOSE_THEN_PASS = frozenset(
     {
         E.TEXT_MESSAGE_START,

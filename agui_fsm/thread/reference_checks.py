@@ -210,7 +210,7 @@ class VerifyEvents:
     def check(self, kind: str, event: Any = None) -> Fault | None:
         """The fault of the next event (``kind`` its wire type, ``event`` its parsed model),
         or None when 0.0.58 passes it on."""
-        if self.errored:
+        if self.errored and kind != "RUN_STARTED":
             return Fault(
                 "RUN-005",
                 f"Cannot send event type '{kind}': The run has already errored with 'RUN_ERROR'. "
@@ -227,13 +227,13 @@ class VerifyEvents:
             if kind not in ("RUN_STARTED", "RUN_ERROR"):
                 return Fault("RUN-001", "First event must be 'RUN_STARTED'")
         elif kind == "RUN_STARTED":
-            if self.started and not self.finished:
+            if self.started and not (self.finished or self.errored):
                 return Fault(
                     "RUN-003",
                     "Cannot send 'RUN_STARTED' while a run is still active. The previous run "
                     "must be finished with 'RUN_FINISHED' before starting a new run.",
                 )
-            if self.finished:  # a new run: nothing of the last one is open
+            if self.finished or self.errored:  # a new run: nothing of the last one is open
                 self.open.clear()
                 self.finished = self.errored = False
         if kind == "RUN_STARTED":

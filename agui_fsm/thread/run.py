@@ -126,6 +126,7 @@ class RunContext:
         self.reader: Any = None  # its RunStream (the client pipeline) while it streams
         self.operation = 0  # the operation streaming it
         self.resumed = False  # a resume tool results made due (its error is only reported)
+        self.withholds_gated_results = False  # see the withhold_gated_results effect
         self.index = -1
         self.life = Lifecycle(runtime.machines["run"], run_id)
         self.aggregator = RunAggregator(
@@ -416,6 +417,11 @@ def open_run(run: RunContext, cause: Any) -> None:
     run.aggregator.handle(
         RunStartedEvent.model_construct(thread_id=run.rt.thread_id, run_id=run.run_id)
     )
+
+
+@CLIENT.effect(_RUN)
+def withhold_gated_results(run: RunContext, cause: Any) -> None:
+    run.withholds_gated_results = True
 
 
 def _held_interrupts(event: Any) -> list[dict[str, Any]]:

@@ -252,6 +252,7 @@ class Runs:
         run_config: Mapping[str, Any] | None,
         messages: Sequence[Message],
         resume: list | None = None,
+        withhold_gated: bool = False,
     ) -> dict:
         settings = self.settings
         forwarded = dict(settings.forwarded_props)
@@ -264,7 +265,9 @@ class Runs:
             "runId": run_id,
             **({"protocolVersion": version} if version else {}),
             "state": self.agent_state.value,
-            "messages": to_agui_messages(messages, new_id=settings.new_id),
+            "messages": to_agui_messages(
+                messages, new_id=settings.new_id, withhold_gated=withhold_gated
+            ),
             "tools": to_agui_tools(settings.tool_definitions),
             "context": (
                 [{"description": "system", "value": settings.system}] if settings.system else []
@@ -323,7 +326,9 @@ class Runs:
         self.outlet.notify()
         try:
             run.start()
-            run_input = self.build_input(run.run_id, run_config, historical, resume)
+            run_input = self.build_input(
+                run.run_id, run_config, historical, resume, run.withholds_gated_results
+            )
             if refusal is not None:
                 raise refusal
             self.interrupts.check_run_answers(resume)

@@ -10,13 +10,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agui_fsm.aggregator.outcome import StatusChange
+from agui_fsm.aggregator.tool_results import is_resolved
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts, nested_messages
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import CompiledMachine
 from agui_fsm.thread.assistant import AssistantMessages
 from agui_fsm.thread.from_agui import from_agui_messages, like_to_message
 from agui_fsm.thread.history import HistorySync, LoadedHistory
 from agui_fsm.thread.interrupts import Interrupts
-from agui_fsm.thread.messages import Message
+from agui_fsm.thread.messages import Message, status_name
 from agui_fsm.thread.repository import MessageRepository, RepositoryItem
 from agui_fsm.thread.tool_results import keep_known_results
 
@@ -120,6 +122,8 @@ class ThreadMessages:
         found = self.repo.get(active_id) if active_id else None
         active = found[0] if found and found[0].role == "assistant" else None
         converted = from_agui_messages(raw, show_thinking=self.show_thinking, new_id=self.new_id)
+        if active is not None:
+            converted = self._without_nested_copies(raw, converted, active)
         for message in converted:
             self.assistants.adopt(message)
         keep_known_results(converted, self.repo.messages(), self.machines)
@@ -143,6 +147,38 @@ class ThreadMessages:
                     self.history.snapshot_ids.discard(active.id)
                 self.history.mark_pending(active.id, item[1])
         self.interrupts.sync("MESSAGES_SNAPSHOT")
+
+    def _without_nested_copies(
+        self, raw: Sequence[Any], converted: list[Message], active: Message
+    ) -> list[Message]:
+        """``converted`` without the messages a subagent's nested message on the run's
+        message already shows, where the subagent machine's ``import_snapshot`` edge says
+        so (the spec profile)."""
+        tags = {
+            message_id: tag
+            for message_id, tag in (
+                (_raw_field(m, "id", "id"), _raw_field(m, "subagent_run_id", "subagentRunId"))
+                for m in raw
+            )
+            if isinstance(tag, str)
+        }
+        if not tags:
+            return converted
+        nested = {m.get("id"): m for m in nested_messages(active.content)}
+        machine = self.machines["subagent"]
+        kept = []
+        for message in converted:
+            shown = nested.get(tags.get(message.id))
+            if shown is not None:
+                copy = SnapshotCopy(message, active)
+                state = status_name(shown.get("status"))
+                step = machine.plan(state, "import_snapshot", self, None, shown, copy)
+                if step is not None:
+                    step.run(self, None, shown, copy)
+                if copy.left_out:
+                    continue
+            kept.append(message)
+        return kept
 
     def _kept_if_live(self, item: RepositoryItem) -> RepositoryItem:
         """The item, or the run's message in its place when the message of that id shows the
@@ -183,6 +219,46 @@ class ThreadMessages:
         self.interrupts.sync("import_snapshot")
         self.notify()
         return loaded
+
+
+def _raw_field(message: Any, name: str, wire: str) -> Any:
+    if isinstance(message, Mapping):
+        return message.get(wire)
+    return getattr(message, name, None)
+
+
+class SnapshotCopy:
+    """A MESSAGES_SNAPSHOT's message tagged with a subagent the run's message shows nested."""
+
+    __slots__ = ("holder", "left_out", "message")
+
+    def __init__(self, message: Message, holder: Message) -> None:
+        self.message = message
+        self.holder = holder
+        self.left_out = False
+
+
+@CLIENT.guard("subagent")
+def shows_snapshot_copy(
+    owner: Any, store: Any, nested: Mapping[str, Any], copy: SnapshotCopy
+) -> bool:
+    shown = {
+        part["toolCallId"]
+        for part in iter_tool_call_parts(copy.holder.content)
+        if is_resolved(part)
+    }
+    return all(
+        part.get("toolCallId") in shown
+        for part in iter_tool_call_parts(copy.message.content)
+        if is_resolved(part)
+    )
+
+
+@CLIENT.effect("subagent")
+def leave_out_snapshot_copy(
+    owner: Any, store: Any, nested: Mapping[str, Any], copy: SnapshotCopy
+) -> None:
+    copy.left_out = True
 
 
 @CLIENT.effect("message_status")

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, json_stringify
+from agui_fsm.aggregator.tool_tree import nested_contents
 from agui_fsm.thread.messages import (
     IdFactory,
     default_id,
@@ -35,19 +36,42 @@ def _tool_call_record(part: dict[str, Any], new_id: IdFactory) -> tuple[str, dic
     }
 
 
-def _export_assistant(message: Any, out: list[dict[str, Any]], new_id: IdFactory) -> None:
+def _exported_call(part: Any) -> bool:
+    """A tool-call part the run input carries (an A2UI surface's call is the client's own)."""
+    return (
+        isinstance(part, dict)
+        and part.get("type") == "tool-call"
+        and not str(part.get("toolCallId") or "").startswith("a2ui:")
+    )
+
+
+def _nested_calls(part: dict[str, Any], new_id: IdFactory, out: list[Any]) -> None:
+    """The calls of the subagent messages nested on ``part``, depth first."""
+    for content in nested_contents(part):
+        for nested in content:
+            if _exported_call(nested) and isinstance(nested.get("toolCallId"), str):
+                out.append((*_tool_call_record(nested, new_id), nested))
+                _nested_calls(nested, new_id, out)
+
+
+def _gate_open(part: Mapping[str, Any]) -> bool:
+    """The call's approval is still undecided."""
+    approval = part.get("approval")
+    return (
+        isinstance(approval, Mapping)
+        and approval.get("approved") is None
+        and approval.get("resolution") is None
+    )
+
+
+def _export_assistant(
+    message: Any, out: list[dict[str, Any]], new_id: IdFactory, withhold_root: bool
+) -> None:
     message_id = _field(message, "id")
     raw_content = _field(message, "content")
     content = extract_text(raw_content)
     parts = raw_content if isinstance(raw_content, list) else []
-    tool_parts = [
-        p
-        for p in parts
-        if isinstance(p, dict)
-        and p.get("type") == "tool-call"
-        and not str(p.get("toolCallId") or "").startswith("a2ui:")
-    ]
-    calls = [(*_tool_call_record(p, new_id), p) for p in tool_parts]
+    calls = [(*_tool_call_record(p, new_id), p) for p in parts if _exported_call(p)]
     shell_dropped = not content and not calls
     reasoning_index = 0
     for part in parts:
@@ -71,13 +95,24 @@ def _export_assistant(message: Any, out: list[dict[str, Any]], new_id: IdFactory
         reasoning_index += 1
     if shell_dropped:
         return
+    # A subagent's calls go out with the message holding its spawning call, as they went
+    # before subagents were told apart; its own text does not (the backend has it).
+    nested: list[Any] = []
+    for _, _, part in calls:
+        _nested_calls(part, new_id, nested)
     record = {"id": message_id, "role": "assistant", "content": content}
     if _field(message, "name"):
         record["name"] = _field(message, "name")
-    if calls:
-        record["toolCalls"] = [call for _, call, _ in calls]
+    if calls or nested:
+        record["toolCalls"] = [call for _, call, _ in (*calls, *nested)]
     out.append(record)
-    for ident, _, part in calls:
+    # A result recorded while its call's approval gate is open is no decision of the gate:
+    # it waits (for a nested call always; for the message's own calls in the spec profile).
+    results = [
+        *(call for call in calls if not (withhold_root and _gate_open(call[2]))),
+        *(call for call in nested if not _gate_open(call[2])),
+    ]
+    for ident, _, part in results:
         if "result" not in part:
             continue
         if "modelContent" in part:
@@ -97,9 +132,12 @@ def _export_assistant(message: Any, out: list[dict[str, Any]], new_id: IdFactory
 
 
 def to_agui_messages(
-    messages: Sequence[Any], *, new_id: IdFactory = default_id
+    messages: Sequence[Any], *, new_id: IdFactory = default_id, withhold_gated: bool = False
 ) -> list[dict[str, Any]]:
-    """Thread messages (:class:`Message` or dicts of the same shape) as AG-UI wire messages."""
+    """Thread messages (:class:`Message` or dicts of the same shape) as AG-UI wire messages.
+    A subagent's tool calls go out flattened into the message holding its spawning call;
+    the result of a nested call whose approval is undecided does not go out, nor, with
+    ``withhold_gated``, that of any such call."""
     out: list[dict[str, Any]] = []
     for message in messages:
         message_id = _field(message, "id") or new_id()
@@ -119,7 +157,7 @@ def to_agui_messages(
         if role == "assistant":
             if isinstance(message, Mapping) and "id" not in message:
                 message = {**message, "id": message_id}
-            _export_assistant(message, out, new_id)
+            _export_assistant(message, out, new_id, withhold_gated)
         elif role == "tool":
             record = {
                 "id": message_id,

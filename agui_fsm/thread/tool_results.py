@@ -27,6 +27,13 @@ from agui_fsm.aggregator.tool_results import (
     is_resolved,
     known_results,
 )
+from agui_fsm.aggregator.tool_tree import (
+    find_tool_call_part,
+    iter_tool_call_parts,
+    map_tool_call_parts,
+    part_at,
+    replace_at,
+)
 from agui_fsm.machines.table import CompiledMachine, Lifecycle
 from agui_fsm.thread.assistant import AssistantMessages
 from agui_fsm.thread.guards import check_value
@@ -109,25 +116,29 @@ class ToolResults:
     ) -> tuple[bool, str | None]:
         """The client's result: whether a part matched, and the message it completed."""
         check_value("add_tool_result", (result, artifact))
-        message = self._assistant(message_id or self.owner_of(tool_call_id))
-        positions = message.tool_positions(tool_call_id) if message is not None else ()
-        if not positions:
+        message = self._assistant(message_id)
+        if message is None or not message.tool_positions(tool_call_id):
+            # A call nested in a subagent's message is named by that message's id, which is
+            # no thread message: the result lands on the top-level message holding the call.
+            message = self._assistant(self.owner_of(tool_call_id))
+        paths = message.tool_positions(tool_call_id) if message is not None else ()
+        if not paths:
             return False, None
         content = message.content
         source = message.source
-        shown = _tool_part(source.content if source is not None else content, tool_call_id)
+        shown = find_tool_call_part(source.content if source is not None else content, tool_call_id)
         call = MessageToolCall(
             message,
             tool_call_id,
-            [content[i] for i in positions],
+            [part_at(content, path) for path in paths],
             shown_result=shown.get("result") if shown is not None else None,
             streamed_result=self._streamed_result(message, tool_call_id),
         )
         # The override effects record against the snapshot still attached: before the write.
         take_tool_edge(message, call, "add_tool_result", ClientResult(result, artifact, is_error))
-        written = list(content)
-        for position, part in zip(positions, call.parts, strict=True):
-            written[position] = part
+        written = content
+        for path, part in zip(paths, call.parts, strict=True):
+            written = replace_at(written, path, part)
         message.set_content(written)
         self.notify()
         completed = self.complete_if_resolved(message.id, "add_tool_result")
@@ -137,7 +148,7 @@ class ToolResults:
         """The result the run streaming into ``message`` has for the call, when the message no
         longer shows that run's snapshot (a snapshot or a history put a copy in its place)."""
         snapshot = self.streaming_into(message.id) if message.source is None else None
-        part = _tool_part(snapshot.content, tool_call_id) if snapshot is not None else None
+        part = find_tool_call_part(snapshot.content, tool_call_id) if snapshot is not None else None
         return part["result"] if part is not None and "result" in part else MISSING
 
     def cancel_unresolved(self, message_id: str) -> None:
@@ -145,17 +156,19 @@ class ToolResults:
         message = self._assistant(message_id)
         if message is None:
             return
-        content = []
-        for part in message.content:
-            if part.get("type") == "tool-call" and not is_resolved(part):
-                call = MessageToolCall(message, part["toolCallId"], [part])
-                if take_tool_edge(message, call, "auto_cancel", None) is None:
-                    # The run's machine holds a result the message no longer shows (a
-                    # MESSAGES_SNAPSHOT replaced the part): the part is cancelled as shown.
-                    imported_life(message, call).try_take("auto_cancel", None, None, call, None)
-                part = call.parts[0]
-            content.append(part)
-        message.set_content(content)
+
+        def cancel(part: dict[str, Any]) -> dict[str, Any]:
+            if is_resolved(part):
+                return part
+            call = MessageToolCall(message, part["toolCallId"], [part])
+            if take_tool_edge(message, call, "auto_cancel", None) is None:
+                # The run's machine holds a result the message no longer shows (a
+                # MESSAGES_SNAPSHOT replaced the part): the part is cancelled as shown.
+                imported_life(message, call).try_take("auto_cancel", None, None, call, None)
+            return call.parts[0]
+
+        content, _changed = map_tool_call_parts(message.content, cancel)
+        message.set_content(list(content))
         self.notify()
         self.complete_if_resolved(message_id, "auto_cancel")
 
@@ -172,12 +185,12 @@ class ToolResults:
         message's part, then complete the message if it is resolved now, but start no resume
         (the run that delivered it is streaming)."""
         message = self.repo.get(message_id)[0]  # type: ignore[index]
-        positions = message.tool_positions(event.tool_call_id)
-        for position in positions:
-            call = MessageToolCall(message, event.tool_call_id, [message.content[position]])
+        paths = message.tool_positions(event.tool_call_id)
+        for path in paths:
+            call = MessageToolCall(message, event.tool_call_id, [message.part_at(path)])
             take_tool_edge(message, call, "TOOL_CALL_RESULT", event)
-            message.set_part(position, call.parts[0])
-        if not positions:
+            message.set_part(path, call.parts[0])
+        if not paths:
             return
         self.notify()
         self.complete_if_resolved(message_id, "TOOL_CALL_RESULT")
@@ -185,15 +198,15 @@ class ToolResults:
     def cross_run_activity(self, message_id: str, tool_call_id: str, event: Any) -> None:
         """An mcp-apps ACTIVITY_SNAPSHOT for a tool call of an earlier message."""
         message = self.repo.get(message_id)[0]  # type: ignore[index]
-        positions = message.tool_positions(tool_call_id)
-        if not positions:
+        paths = message.tool_positions(tool_call_id)
+        if not paths:
             return
-        content = list(message.content)
+        content = message.content
         changed = False
-        for position in positions:
-            call = MessageToolCall(message, tool_call_id, [content[position]])
+        for path in paths:
+            call = MessageToolCall(message, tool_call_id, [part_at(content, path)])
             if take_tool_edge(message, call, "ACTIVITY_SNAPSHOT", event) is not None:
-                content[position] = call.parts[0]
+                content = replace_at(content, path, call.parts[0])
                 changed = True
         if not changed:
             return
@@ -215,11 +228,7 @@ def pending_tool_calls(repo: MessageRepository) -> tuple[str, list[str]] | None:
     assistant = last_assistant(repo)
     if assistant is None or assistant.status_state != "requires_action_tool_calls":
         return None
-    ids = [
-        p["toolCallId"]
-        for p in assistant.content
-        if p.get("type") == "tool-call" and not is_resolved(p)
-    ]
+    ids = [p["toolCallId"] for p in iter_tool_call_parts(assistant.content) if not is_resolved(p)]
     custom = (assistant.metadata.get("custom") or {}).get(AGUI_NAMESPACE) or {}
     named = custom.get("pendingToolCallIds")
     if named:  # AG-UI 1.0: the success outcome names them, in the order they were made
@@ -235,19 +244,12 @@ def owner_of_tool_call(repo: MessageRepository, tool_call_id: str) -> str | None
     for message in reversed(repo.messages()):
         if message.role != "assistant":
             continue
-        for position in message.tool_positions(tool_call_id):
-            if not is_resolved(message.content[position]):
+        for path in message.tool_positions(tool_call_id):
+            if not is_resolved(message.part_at(path)):
                 return message.id
             if fallback is None:
                 fallback = message.id
     return fallback
-
-
-def _tool_part(parts: list[dict[str, Any]], tool_call_id: str) -> dict[str, Any] | None:
-    for part in parts:
-        if part.get("type") == "tool-call" and part.get("toolCallId") == tool_call_id:
-            return part
-    return None
 
 
 def keep_known_results(
@@ -265,17 +267,17 @@ def keep_known_results(
     for message in converted:
         if message.role != "assistant" or not known:
             continue
-        changed = False
-        content = []
-        for part in message.content:
+
+        def keep(part: dict[str, Any], message: Message = message) -> dict[str, Any]:
             tool_call_id = part.get("toolCallId")
-            if part.get("type") == "tool-call" and not is_resolved(part) and tool_call_id in known:
-                life = Lifecycle(tool_machine, tool_call_id)
-                call = MessageToolCall(message, tool_call_id, [part])
-                life.take("import_snapshot", None, None, call, Imported(life, known[tool_call_id]))
-                changed = changed or call.parts[0] != part
-                part = call.parts[0]
-            content.append(part)
+            if is_resolved(part) or tool_call_id not in known:
+                return part
+            life = Lifecycle(tool_machine, tool_call_id)
+            call = MessageToolCall(message, tool_call_id, [part])
+            life.take("import_snapshot", None, None, call, Imported(life, known[tool_call_id]))
+            return part if call.parts[0] == part else call.parts[0]
+
+        content, changed = map_tool_call_parts(message.content, keep)
         if not changed:
             continue
         message.set_content(content)

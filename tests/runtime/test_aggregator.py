@@ -300,9 +300,12 @@ def test_run_finished_with_every_tool_call_resolved_is_complete() -> None:
     assert feed.last.status["type"] == "complete"
 
 
-def test_a_success_outcome_completes_even_with_pending_tool_calls() -> None:
-    feed = Feed(False)(START, start_tool("tool1"), {**FINISH, "outcome": {"type": "success"}})
-    assert feed.last.status == {"type": "complete", "reason": "unknown"}
+def test_a_success_outcome_leaves_pending_tool_calls_to_answer() -> None:
+    # 0.0.57 completed the message on an explicit success outcome; 0.0.58 weighs the calls.
+    for profile in ("reference", "spec"):
+        feed = Feed(False, profile=profile)
+        feed(START, start_tool("tool1"), {**FINISH, "outcome": {"type": "success"}})
+        assert feed.last.status == {"type": "requires-action", "reason": "tool-calls"}, profile
 
 
 def test_cancel_marks_the_message_cancelled() -> None:

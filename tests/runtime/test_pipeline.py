@@ -78,14 +78,14 @@ def test_a_first_chunk_without_its_ids_is_a_violation(event: dict) -> None:
         expand(event)
 
 
-def test_activity_deltas_pass_and_unknown_families_are_dropped() -> None:
+def test_activity_deltas_and_subagent_events_pass() -> None:
     from ag_ui.core import SubagentStartedEvent
 
     assert expand(
         {"type": "ACTIVITY_DELTA", "messageId": "m", "activityType": "x", "patch": []}
     ) == [("ACTIVITY_DELTA", "m")]
     subagent = SubagentStartedEvent.model_construct()
-    assert ChunkExpander().feed(subagent) == ()
+    assert ChunkExpander().feed(subagent) == (subagent,)
 
 
 def test_chunked_streams_render_like_start_content_end() -> None:

@@ -86,14 +86,16 @@ def test_a_pydantic_ai_front_end_tool_call_is_answered_and_resumes(outcome: dict
     assert rt.pending_tool_calls == []
 
 
-@pytest.mark.parametrize("outcome", OUTCOMES[:1])
-def test_the_reference_profile_completes_and_never_resumes(outcome: dict) -> None:
-    rt, _ = rt_for(pydantic_ai_run(outcome), ANSWER, profile="reference")
+def test_the_reference_profile_answers_a_success_outcome_s_call_too() -> None:
+    # 0.0.57 completed the message on the success outcome and the answer went nowhere;
+    # 0.0.58 leaves the call to answer, as the spec profile does.
+    rt, agent = rt_for(pydantic_ai_run({"type": "success"}), ANSWER, profile="reference")
     run(rt.append("ship it"))
-    assert rt.messages[-1].status == {"type": "complete", "reason": "unknown"}
-    assert rt.pending_tool_calls == []
-    run(rt.add_tool_result("call_confirm_1", {"approved": True}))
-    assert rt.run_count == 1  # the user's answer goes nowhere
+    assert rt.messages[-1].status == {"type": "requires-action", "reason": "tool-calls"}
+    assert rt.pending_tool_calls == ["call_confirm_1"]
+    assert run(rt.add_tool_result("call_confirm_1", {"approved": True}))
+    assert rt.run_count == 2
+    assert agent.inputs[1]["messages"][-1]["toolCallId"] == "call_confirm_1"
 
 
 def test_pending_tool_call_ids_name_the_pending_calls_in_their_order() -> None:
