@@ -19,6 +19,7 @@ from agui_fsm.explore import (
     KNOWN_FINDINGS,
     REFERENCE_OPTIONS,
     SMALL_ALPHABET,
+    SUBAGENT_ALPHABET,
     Coverage,
     Harness,
     alphabet,
@@ -59,6 +60,24 @@ def test_every_invariant_holds_up_to_the_depth() -> None:
     assert [level for level, _, _ in result.per_depth] == list(range(1, DEPTH + 1))
     assert result.complete_depth == DEPTH and result.stopped is None
     assert result.transitions > 100_000 and result.states > 50_000
+
+
+# The subagent alphabet: depth 6 in CI (about half a minute on two cores), 5 elsewhere.
+SUBAGENT_DEPTH = 6 if os.environ.get("CI") else 5
+
+
+def test_every_invariant_holds_with_subagents() -> None:
+    """`agui-fsm check --alphabet subagents`: a subagent under a tool call, its text and its
+    nested call, its plain and suspended finish, the answers (invariants 11 to 13 among
+    all)."""
+    chosen = alphabet(SUBAGENT_ALPHABET)
+    assert all(key in LETTERS for key in SUBAGENT_ALPHABET)  # the scenario format can say it
+    result = explore(SUBAGENT_DEPTH, chosen, jobs=2)
+    assert result.ok, (
+        result.counterexample.problems,
+        [x.key for x in result.counterexample.letters],
+    )
+    assert result.complete_depth == SUBAGENT_DEPTH and result.states > 1_500
 
 
 def test_the_alphabet_is_small_and_expressible() -> None:
