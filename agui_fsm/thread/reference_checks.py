@@ -154,6 +154,14 @@ _OPEN_WHAT = {"texts": "text messages", "tools": "tool calls"}
 _ABSENT = object()
 
 
+def _null_tag(event: Any) -> bool:
+    """Whether the event gives ``subagentRunId: null`` where its schema declares no tag (a
+    declared one the schema refuses first): a key the schema passes through, which the
+    model keeps as an extra (a THINKING_* event is its wire dict)."""
+    extra = event if isinstance(event, dict) else getattr(event, "model_extra", None)
+    return bool(extra) and "subagentRunId" in extra and extra["subagentRunId"] is None
+
+
 def _who(owner: str | None) -> str:
     return "(the parent agent)" if owner is None else owner
 
@@ -184,8 +192,8 @@ class VerifyEvents:
     errored: bool = False
 
     def check(self, kind: str, event: Any = None) -> Fault | None:
-        """The fault of the next event (``kind`` its wire type, ``event`` its parsed model),
-        or None when 0.0.59 passes it on."""
+        """The fault of the next event (``kind`` its wire type, ``event`` its parsed model, or
+        the wire dict of a THINKING_* event), or None when 0.0.59 passes it on."""
         if self.errored and kind != "RUN_STARTED":
             return Fault(
                 "RUN-005",
@@ -211,6 +219,12 @@ class VerifyEvents:
                 )
             if self.finished or self.errored:  # a new run: nothing of the last one holds
                 self._new_run()
+        if _null_tag(event):
+            return Fault(
+                "SCHEMA-005",
+                f"Cannot send '{kind}' with 'subagentRunId: null'. The field is optional — omit "
+                "it entirely.",
+            )
         if kind in _OWNED:
             fault = self._owned(kind, event)
             if fault is not None:

@@ -206,7 +206,7 @@ class RunStream:
                 for expanded in closing:
                     self._apply_checked(expanded, (), index)
             if self.client_checks is not None:
-                self._check_client(raw["type"], None, (), index)
+                self._check_client(raw["type"], raw, (), index)
             if self._task is not None:
                 self._task.append(None)  # it takes its turn in the task, to no effect
             return

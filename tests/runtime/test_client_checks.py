@@ -360,6 +360,11 @@ CASES: dict[str, tuple[list[dict[str, Any]], str | None, str | None]] = {
         "CHUNK-001",
         "First TEXT_MESSAGE_CHUNK must have a messageId",
     ),
+    "thinking_tagged_null": (
+        [START, {"type": "THINKING_START", "subagentRunId": None}, FINISH],
+        "SCHEMA-005",
+        None,
+    ),
 }
 
 
