@@ -72,7 +72,7 @@ class DeltaLane:
         findings, when it found any (the event counted and validated, nothing else done)."""
         kind = raw.get("type")
         delta = raw.get("delta")
-        if type(delta) is not str or not delta or self.expander.mode is not None:
+        if type(delta) is not str or not delta or self.expander.lanes:
             return False
         if kind == _TEXT:
             key = raw.get("messageId")

@@ -1,13 +1,18 @@
-"""The client pipeline between the agent's stream and the thread (``@ag-ui/client`` 0.0.58).
+"""The client pipeline between the agent's stream and the thread (``@ag-ui/client``).
 
 :class:`ChunkExpander` does what ``transformChunks`` does before anything else
 sees the stream: ``TEXT_MESSAGE_CHUNK``, ``TOOL_CALL_CHUNK`` and
-``REASONING_MESSAGE_CHUNK`` become START / CONTENT (ARGS) events, and the END
-that closes an open chunked message is inserted before the next event of
-another kind. RAW, ACTIVITY_* and REASONING_ENCRYPTED_VALUE pass through without
-closing it; event types the client does not know (the SUBAGENT_* family) are
-dropped. A first chunk without its id (and, for a tool call, its name) fails the
-run, as it does in the client.
+``REASONING_MESSAGE_CHUNK`` become START / CONTENT (ARGS) events, assembled per subagent
+lane (the chunk's ``subagentRunId``; none: the parent agent), and the END that closes a
+lane's open chunked message is inserted before the lane's next event of another kind.
+RAW, ACTIVITY_*, REASONING_ENCRYPTED_VALUE and SUBAGENT_STARTED pass through without
+closing one; SUBAGENT_FINISHED / SUBAGENT_ERROR close their subagent's lane; the run's own
+events and MESSAGES_SNAPSHOT close every lane. A first chunk without its id (and, for a
+tool call, its name), a chunk tagged with another subagent than the lane holding its id, and
+an id-less, untagged chunk that two lanes could continue fail the run, as they do in the
+client. ``@ag-ui/client`` 1.0 (the spec profile's) also fails a continuation that repeats
+its opener's role, name, tool name or parent message with another value; 0.0.59 (the
+reference's) takes it.
 
 :class:`StreamValidator` feeds the conformance validator
 (:class:`agui_fsm.conformance.Validator`) when that package is installed.
@@ -39,17 +44,9 @@ from agui_fsm.events import construct
 
 E = EventType
 _PASS = frozenset(
-    {
-        E.RAW,
-        E.ACTIVITY_SNAPSHOT,
-        E.ACTIVITY_DELTA,
-        E.REASONING_ENCRYPTED_VALUE,
-        E.SUBAGENT_STARTED,
-        E.SUBAGENT_FINISHED,
-        E.SUBAGENT_ERROR,
-    }
+    {E.RAW, E.ACTIVITY_SNAPSHOT, E.ACTIVITY_DELTA, E.REASONING_ENCRYPTED_VALUE, E.SUBAGENT_STARTED}
 )
-_CLOSE_THEN_PASS = frozenset(
+_CLOSES_OWN_LANE = frozenset(
     {
         E.TEXT_MESSAGE_START,
         E.TEXT_MESSAGE_CONTENT,
@@ -60,11 +57,7 @@ _CLOSE_THEN_PASS = frozenset(
         E.TOOL_CALL_RESULT,
         E.STATE_SNAPSHOT,
         E.STATE_DELTA,
-        E.MESSAGES_SNAPSHOT,
         E.CUSTOM,
-        E.RUN_STARTED,
-        E.RUN_FINISHED,
-        E.RUN_ERROR,
         E.STEP_STARTED,
         E.STEP_FINISHED,
         E.REASONING_START,
@@ -72,129 +65,227 @@ _CLOSE_THEN_PASS = frozenset(
         E.REASONING_MESSAGE_CONTENT,
         E.REASONING_MESSAGE_END,
         E.REASONING_END,
+        E.SUBAGENT_FINISHED,
+        E.SUBAGENT_ERROR,
     }
 )
+"""Events that end their own lane's chunked message (a SUBAGENT_FINISHED / ERROR: its
+subagent's, the lane it names; any other: the lane of its tag)."""
+_CLOSES_ALL_LANES = frozenset({E.RUN_STARTED, E.RUN_FINISHED, E.RUN_ERROR, E.MESSAGES_SNAPSHOT})
+_CLOSES = _CLOSES_OWN_LANE | _CLOSES_ALL_LANES
+
+_KINDS = {
+    # chunk type: (the stream it assembles, its id field, the id's wire name, how it is named)
+    E.TEXT_MESSAGE_CHUNK: ("text", "message_id", "messageId", "text message"),
+    E.TOOL_CALL_CHUNK: ("tool", "tool_call_id", "toolCallId", "tool call"),
+    E.REASONING_MESSAGE_CHUNK: ("reasoning", "message_id", "messageId", "reasoning message"),
+}
+_OPENER_FIELDS = {
+    # what a continuation may repeat (field, wire name), for @ag-ui/client 1.0
+    "text": (("role", "role"), ("name", "name")),
+    "tool": (("tool_call_name", "toolCallName"), ("parent_message_id", "parentMessageId")),
+    "reasoning": (),
+}
+
+
+class _Pending:
+    """The stream one lane is assembling: its kind, id, opener fields and subagent."""
+
+    __slots__ = ("fields", "id", "kind", "tag")
+
+    def __init__(self, kind: str, entity_id: str, tag: str | None, fields: dict[str, Any]):
+        self.kind = kind
+        self.id = entity_id
+        self.tag = tag
+        self.fields = fields
+
+
+def _violation(message: str, rule: str, index: int | None, kind: EventType) -> ProtocolViolation:
+    return ProtocolViolation(message, rule=rule, index=index, event_type=kind.value)
+
+
+def _tagged(tag: str | None, **values: Any) -> dict[str, Any]:
+    if tag is not None:
+        values["subagent_run_id"] = tag
+    return values
 
 
 class ChunkExpander:
-    """Stateful per run: ``feed(event)`` returns the events the client goes on with."""
+    """Stateful per run: ``feed(event)`` returns the events the client goes on with.
 
-    __slots__ = ("mode", "reasoning_id", "text_id", "tool_id")
+    ``openers_agree``: a continuation chunk must repeat its opener's fields unchanged
+    (``@ag-ui/client`` 1.0, CHUNK-002); 0.0.59 does not check it."""
 
-    def __init__(self) -> None:
-        self.mode: str | None = None
-        self.text_id: str | None = None
-        self.tool_id: str | None = None
-        self.reasoning_id: str | None = None
+    __slots__ = ("lanes", "openers_agree")
 
-    def _close(self) -> list[BaseEvent]:
-        mode = self.mode
-        self.mode = None
-        if mode == "text":
-            return [construct(TextMessageEndEvent, message_id=self.text_id)]
-        if mode == "tool":
-            return [construct(ToolCallEndEvent, tool_call_id=self.tool_id)]
-        if mode == "reasoning":
-            return [construct(ReasoningMessageEndEvent, message_id=self.reasoning_id)]
-        return []
+    def __init__(self, openers_agree: bool = True) -> None:
+        self.lanes: dict[str | None, _Pending] = {}
+        """The stream each lane (a subagent's id; None: the parent agent) is assembling, in
+        the order the lanes opened."""
+        self.openers_agree = openers_agree
+
+    def _close(self, lane: str | None) -> list[BaseEvent]:
+        pending = self.lanes.pop(lane, None)
+        if pending is None:
+            return []
+        if pending.kind == "text":
+            end = construct(TextMessageEndEvent, **_tagged(pending.tag, message_id=pending.id))
+        elif pending.kind == "tool":
+            end = construct(ToolCallEndEvent, **_tagged(pending.tag, tool_call_id=pending.id))
+        else:
+            end = construct(ReasoningMessageEndEvent, **_tagged(pending.tag, message_id=pending.id))
+        return [end]
 
     def passes(self, kind: EventType) -> bool:
         """Whether :meth:`feed` returns an event of type ``kind`` alone, changing nothing (no
         chunked message open, or a type that never closes one)."""
-        return (self.mode is None and kind in _CLOSE_THEN_PASS) or kind in _PASS
+        return (not self.lanes and kind in _CLOSES) or kind in _PASS
 
     def feed(self, event: BaseEvent, index: int | None = None) -> list[BaseEvent] | tuple:
         kind = event.type
-        if self.mode is None and kind in _CLOSE_THEN_PASS:
-            return (event,)
-        if kind in _CLOSE_THEN_PASS:
-            return [*self._close(), event]
-        if kind in _PASS:
-            return (event,)
-        if kind == E.TEXT_MESSAGE_CHUNK:
-            return self._text_chunk(event, index)
-        if kind == E.TOOL_CALL_CHUNK:
-            return self._tool_chunk(event, index)
-        if kind == E.REASONING_MESSAGE_CHUNK:
-            return self._reasoning_chunk(event, index)
-        return ()
+        lanes = self.lanes
+        if kind in _CLOSES:
+            if not lanes:
+                return (event,)
+            if kind in _CLOSES_ALL_LANES:
+                return [*(end for lane in list(lanes) for end in self._close(lane)), event]
+            tag = event.subagent_run_id  # type: ignore[attr-defined]
+            if tag is None and kind in (E.SUBAGENT_FINISHED, E.SUBAGENT_ERROR):
+                return (event,)  # a terminal without its id closes no lane
+            return [*self._close(tag), event]
+        if kind in _KINDS:
+            return self._chunk(event, kind, index)
+        return (event,)
 
-    def _text_chunk(self, event: Any, index: int | None) -> list[BaseEvent]:
-        out: list[BaseEvent] = []
-        message_id = event.message_id
-        if self.mode != "text" or (message_id is not None and message_id != self.text_id):
-            out.extend(self._close())
-        if self.mode != "text":
-            if message_id is None:
-                raise ProtocolViolation(
-                    "First TEXT_MESSAGE_CHUNK must have a messageId",
-                    rule="CHUNK-001",
-                    index=index,
-                    event_type="TEXT_MESSAGE_CHUNK",
-                )
-            self.mode, self.text_id = "text", message_id
-            start: dict[str, Any] = {"message_id": message_id, "role": event.role or "assistant"}
-            if event.name is not None:
-                start["name"] = event.name
-            out.append(construct(TextMessageStartEvent, **start))
-        if event.delta is not None:
-            out.append(
-                construct(TextMessageContentEvent, message_id=self.text_id, delta=event.delta)
+    def _lane(
+        self,
+        stream: str,
+        entity_id: str | None,
+        tag: str | None,
+        kind: EventType,
+        index: int | None,
+    ) -> str | None:
+        """The lane the chunk continues or opens in."""
+        what = _KINDS[kind][3]
+        if entity_id is not None:
+            holder = next(
+                (lane for lane, p in self.lanes.items() if p.kind == stream and p.id == entity_id),
+                _NO_LANE,
             )
+            if holder is _NO_LANE:
+                return tag  # a new stream, in the lane its own tag names
+            if tag is not None and tag != holder:
+                raise _violation(
+                    f"Cannot continue {what} '{entity_id}': chunk subagentRunId '{tag}' does "
+                    "not match the open stream's subagent "
+                    f"'{'(the parent agent)' if holder is None else holder}'.",
+                    "CHUNK-005",
+                    index,
+                    kind,
+                )
+            return holder  # type: ignore[return-value]
+        if tag is not None:
+            return tag
+        parent = self.lanes.get(None)
+        if parent is not None and parent.kind == stream:
+            return None
+        candidates = [lane for lane, p in self.lanes.items() if p.kind == stream]
+        if len(candidates) > 1:
+            raise _violation(
+                f"Ambiguous {kind.value}: it carries neither a {_KINDS[kind][2]} nor a "
+                f"subagentRunId, but {len(candidates)} lanes have an open {what}. Attribute "
+                "the chunk to the subagent it belongs to.",
+                "CHUNK-003",
+                index,
+                kind,
+            )
+        return candidates[0] if candidates else None
+
+    def _chunk(self, event: Any, kind: EventType, index: int | None) -> list[BaseEvent]:
+        stream, id_field, id_name, _ = _KINDS[kind]
+        entity_id, tag = getattr(event, id_field), event.subagent_run_id
+        lane = self._lane(stream, entity_id, tag, kind, index)
+        pending = self.lanes.get(lane)
+        out: list[BaseEvent] = []
+        if pending is not None and pending.kind == stream and entity_id in (None, pending.id):
+            if self.openers_agree:
+                self._agree(pending, event, kind, index)
+        else:
+            out.extend(self._close(lane))
+            if entity_id is None:
+                raise _violation(
+                    f"First {kind.value} must have a {id_name}", "CHUNK-001", index, kind
+                )
+            if stream == "tool" and event.tool_call_name is None:
+                raise _violation(
+                    f"First {kind.value} must have a toolCallName", "CHUNK-001", index, kind
+                )
+            pending = self.lanes[lane] = self._open(stream, event, entity_id, tag)
+            out.append(self._start(pending, event))
+        owner = tag if tag is not None else pending.tag
+        if event.delta is not None:
+            out.append(self._content(pending, event.delta, owner, event.metadata))
+        elif not out and event.metadata is not None:
+            # A continuation with only metadata (a last chunk's usage, say) still reaches
+            # the thread: as a content event with nothing to add.
+            out.append(self._content(pending, "", owner, event.metadata))
         return out
 
-    def _tool_chunk(self, event: Any, index: int | None) -> list[BaseEvent]:
-        out: list[BaseEvent] = []
-        tool_call_id = event.tool_call_id
-        if self.mode != "tool" or (tool_call_id is not None and tool_call_id != self.tool_id):
-            out.extend(self._close())
-        if self.mode != "tool":
-            for field, label in (
-                ("tool_call_id", "toolCallId"),
-                ("tool_call_name", "toolCallName"),
-            ):
-                if getattr(event, field) is None:
-                    raise ProtocolViolation(
-                        f"First TOOL_CALL_CHUNK must have a {label}",
-                        rule="CHUNK-001",
-                        index=index,
-                        event_type="TOOL_CALL_CHUNK",
-                    )
-            self.mode, self.tool_id = "tool", tool_call_id
-            out.append(
-                construct(
-                    ToolCallStartEvent,
-                    tool_call_id=tool_call_id,
-                    tool_call_name=event.tool_call_name,
-                    parent_message_id=event.parent_message_id,
-                )
-            )
-        if event.delta is not None:
-            out.append(construct(ToolCallArgsEvent, tool_call_id=self.tool_id, delta=event.delta))
-        return out
+    @staticmethod
+    def _open(stream: str, event: Any, entity_id: str, tag: str | None) -> _Pending:
+        if stream == "text":
+            fields = {"role": event.role or "assistant", "name": event.name}
+        elif stream == "tool":
+            fields = {
+                "tool_call_name": event.tool_call_name,
+                "parent_message_id": event.parent_message_id,
+            }
+        else:
+            fields = {}
+        return _Pending(stream, entity_id, tag, fields)
 
-    def _reasoning_chunk(self, event: Any, index: int | None) -> list[BaseEvent]:
-        out: list[BaseEvent] = []
-        message_id = event.message_id
-        if self.mode != "reasoning" or (message_id and message_id != self.reasoning_id):
-            out.extend(self._close())
-        if self.mode != "reasoning":
-            if message_id is None:
-                raise ProtocolViolation(
-                    "First REASONING_MESSAGE_CHUNK must have a messageId",
-                    rule="CHUNK-001",
-                    index=index,
-                    event_type="REASONING_MESSAGE_CHUNK",
+    def _agree(self, pending: _Pending, event: Any, kind: EventType, index: int | None) -> None:
+        for name, wire in _OPENER_FIELDS[pending.kind]:
+            given, established = getattr(event, name), pending.fields[name]
+            if given is not None and given != established:
+                opened = "(absent)" if established is None else f"'{established}'"
+                raise _violation(
+                    f"Cannot continue {_KINDS[kind][3]} '{pending.id}': chunk {wire} '{given}' "
+                    f"does not match the open stream's {wire} {opened}.",
+                    "CHUNK-002",
+                    index,
+                    kind,
                 )
-            self.mode, self.reasoning_id = "reasoning", message_id
-            out.append(construct(ReasoningMessageStartEvent, message_id=message_id))
-        if event.delta is not None:
-            out.append(
-                construct(
-                    ReasoningMessageContentEvent, message_id=self.reasoning_id, delta=event.delta
-                )
+
+    @staticmethod
+    def _start(pending: _Pending, chunk: Any) -> BaseEvent:
+        meta = {} if chunk.metadata is None else {"metadata": chunk.metadata}
+        if pending.kind == "text":
+            fields = {"message_id": pending.id, "role": pending.fields["role"], **meta}
+            if pending.fields["name"] is not None:
+                fields["name"] = pending.fields["name"]
+            return construct(TextMessageStartEvent, **_tagged(pending.tag, **fields))
+        if pending.kind == "tool":
+            return construct(
+                ToolCallStartEvent,
+                **_tagged(pending.tag, tool_call_id=pending.id, **pending.fields, **meta),
             )
-        return out
+        return construct(
+            ReasoningMessageStartEvent, **_tagged(pending.tag, message_id=pending.id, **meta)
+        )
+
+    @staticmethod
+    def _content(pending: _Pending, delta: str, owner: str | None, metadata: Any) -> BaseEvent:
+        meta = {} if metadata is None else {"metadata": metadata}
+        if pending.kind == "tool":
+            return construct(
+                ToolCallArgsEvent, **_tagged(owner, tool_call_id=pending.id, delta=delta, **meta)
+            )
+        model = TextMessageContentEvent if pending.kind == "text" else ReasoningMessageContentEvent
+        return construct(model, **_tagged(owner, message_id=pending.id, delta=delta, **meta))
+
+
+_NO_LANE = object()
 
 
 _LEGACY_THINKING = {
@@ -210,11 +301,12 @@ def legacy_thinking_event(raw: Any) -> BaseEvent | None:
     """A pre-1.0 THINKING_* wire event as the reasoning event it stands for.
 
     The ``ag_ui.core`` models no longer have them, so they are recognized on the wire
-    dict. ``@ag-ui/client`` 0.0.58 passes them through transformChunks and
-    verifyEvents but its defaultApplyEvents never hands them to the subscriber, so
-    ``@assistant-ui/react-ag-ui``'s mapping of them onto reasoning (an anonymous block)
-    is unreachable: the runtime only lets them close an open chunked message. The
-    mapping serves :class:`~agui_fsm.aggregator.RunAggregator` users.
+    dict. ``@ag-ui/client`` 0.0.59 passes them through transformChunks (which closes the
+    parent lane's open chunked message) and verifyEvents, but its defaultApplyEvents never
+    hands them to the subscriber, so ``@assistant-ui/react-ag-ui``'s mapping of them onto
+    reasoning (an anonymous block) is unreachable: the reference profile only lets them
+    close that message (1.0 drops them before transformChunks). The mapping serves
+    :class:`~agui_fsm.aggregator.RunAggregator` users.
     """
     kind = raw.get("type") if isinstance(raw, dict) else None
     if not isinstance(kind, str):
@@ -274,8 +366,9 @@ class StreamValidator:
 
     def check(self, event: Any, wire: Any = None) -> Sequence[Any]:
         """``wire``: the wire dict ``event`` was built from, when it is a flat streaming delta
-        (:func:`agui_fsm.events.flat_delta`). The conformance validator is fed that, its
-        own input form and the same event (its fast path); another validator the model."""
+        (:func:`agui_fsm.events.flat_delta`) or gives a null the model reads as an absent
+        field. The conformance validator is fed that, its own input form and the same event
+        (its fast path for a delta; the null its SCHEMA-005); another validator the model."""
         validator = self._validator
         if validator is None:
             return ()

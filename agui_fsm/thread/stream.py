@@ -29,12 +29,8 @@ from agui_fsm.thread.pipeline import (
     is_error,
     legacy_thinking_event,
 )
-from agui_fsm.thread.reference_checks import (
-    EVENT_TYPES_0_0_58,
-    ClientMessages,
-    VerifyEvents,
-    legacy_schema_fault,
-)
+from agui_fsm.thread.reference_checks import ClientMessages, VerifyEvents
+from agui_fsm.thread.reference_schema import EVENT_TYPES, refused_nulls, schema_fault
 from agui_fsm.thread.run import RunContext
 from agui_fsm.thread.settings import RuntimeSettings
 
@@ -90,7 +86,10 @@ class RunStream:
         self.lenient = settings.lenient
         self.validates_all = settings.validation == "all"
         self.diagnose = diagnose
-        self.expander = ChunkExpander()
+        reference = CLIENT_CHECKS[run.life.machine.profile] != "1.0"
+        self.reference = reference
+        """The profile's client is the reference's (``@ag-ui/client`` 0.0.59), not 1.0."""
+        self.expander = ChunkExpander(openers_agree=not reference)
         factory = settings.validator_factory
         self.validator = StreamValidator(factory if factory is not False else lambda: None)
         failing = run.life.machine.plan(
@@ -103,22 +102,21 @@ class RunStream:
         """While a task is read with its application deferred: its events, to apply."""
         self.in_flight: Any = None
         """The first event of the task a fault ended, applied once the run has failed."""
-        checks_0_0_58 = CLIENT_CHECKS[run.life.machine.profile] == "0.0.58"
-        self.client_0_0_58 = VerifyEvents() if checks_0_0_58 and factory is not False else None
+        self.client_checks = VerifyEvents() if reference and factory is not False else None
         """The reference client's own checks (run when events are checked at all, not with
         ``validator=False``), which then decide what fails the run."""
         self.client_messages = (
-            ClientMessages.of_input(input_messages) if self.client_0_0_58 is not None else None
+            ClientMessages.of_input(input_messages) if self.client_checks is not None else None
         )
         """The message list the reference client's pipeline keeps (with its checks)."""
         # The delta lane feeds the validator a wire dict: the default one's input, or none.
         # The reference client's checks see every event, so that profile goes without it.
-        self.ordinary_types = _ORDINARY_TYPES if self.client_0_0_58 is None else frozenset()
+        self.ordinary_types = _ORDINARY_TYPES if self.client_checks is None else frozenset()
         """The wire types :meth:`_feed_ordinary` takes (none where the client checks events)."""
         validator = self.validator
         self.lane = (
             DeltaLane(run, self.expander, validator.wire_feed, validator.wire_delta)
-            if validator.reads_wire and self.client_0_0_58 is None
+            if validator.reads_wire and self.client_checks is None
             else None
         )
 
@@ -198,21 +196,17 @@ class RunStream:
         event = flat = flat_delta(raw)  # most of a stream: a streaming delta, parsed as it is
         legacy = legacy_thinking_event(raw) if flat is None else None
         if legacy is not None:
-            # @ag-ui/client 0.0.58 lets THINKING_* through transformChunks (which closes an
-            # open chunked message) and verifyEvents, but never hands them to the subscriber:
-            # they render nothing.
-            schema_fault = legacy_schema_fault(raw) if self.client_0_0_58 is not None else None
-            if schema_fault is not None:
-                rejected = EventSchemaError(
-                    schema_fault, rule="SCHEMA-004", index=index, event_type=raw["type"]
-                )
-                self._judge([rejected], (), True)
+            # @ag-ui/client 0.0.59 lets THINKING_* through transformChunks (which closes the
+            # parent lane's chunked message) and verifyEvents, but never hands them to the
+            # subscriber: they render nothing. 1.0 drops them before transformChunks.
+            if self.client_checks is not None and self._refused_by_schema(raw, index):
                 return
-            *closing, _ = self.expander.feed(legacy, index)
-            for expanded in closing:
-                self._apply_checked(expanded, (), index)
-            if self.client_0_0_58 is not None:
-                self._check_client(raw["type"], None, (), index)
+            if self.reference:
+                *closing, _ = self.expander.feed(legacy, index)
+                for expanded in closing:
+                    self._apply_checked(expanded, (), index)
+            if self.client_checks is not None:
+                self._check_client(raw["type"], raw, (), index)
             if self._task is not None:
                 self._task.append(None)  # it takes its turn in the task, to no effect
             return
@@ -222,16 +216,19 @@ class RunStream:
         except EventSchemaError as exc:
             self._schema_fault(exc, index)
             return
-        if self.client_0_0_58 is not None and event.type.value not in EVENT_TYPES_0_0_58:
-            unknown = EventSchemaError(
-                f"{event.type.value}: not an event type of @ag-ui/client 0.0.58, whose "
-                "HttpAgent refuses it",
-                rule="SCHEMA-003",
-                index=index,
-                event_type=event.type.value,
-            )
-            self._judge([unknown], (), True)
-            return
+        if self.client_checks is not None:
+            if event.type.value not in EVENT_TYPES:
+                unknown = EventSchemaError(
+                    f"{event.type.value}: not an event type of @ag-ui/client 0.0.59, whose "
+                    "HttpAgent refuses it",
+                    rule="SCHEMA-003",
+                    index=index,
+                    event_type=event.type.value,
+                )
+                self._judge([unknown], (), True)
+                return
+            if type(raw) is dict and self._refused_by_schema(raw, index):
+                return
         try:
             run.check_outcome(event)
         except EventSchemaError as rejected:
@@ -239,9 +236,19 @@ class RunStream:
                 raise
             self.diagnose(rejected, run)
             return
-        self._validated(
-            event, self.validator.check(event, raw if flat is not None else None), index
-        )
+        wire = raw if flat is not None or (type(raw) is dict and _holds_null(raw)) else None
+        self._validated(event, self.validator.check(event, wire), index)
+
+    def _refused_by_schema(self, raw: dict[str, Any], index: int) -> bool:
+        """What @ag-ui/core 0.0.59's schema refuses in ``raw`` beyond ``ag_ui.core``'s model
+        (the reference profile's client): the run fails on the event (whether it did)."""
+        fault = schema_fault(raw)
+        if fault is not None:
+            rejected = EventSchemaError(
+                fault.message, rule=fault.rule, index=index, event_type=raw["type"]
+            )
+            self._judge([rejected], (), True)
+        return fault is not None
 
     def _feed_ordinary(self, raw: dict[str, Any]) -> None:
         """A wire dict of one of :attr:`ordinary_types`: the steps of :meth:`_feed_general` that
@@ -255,7 +262,7 @@ class RunStream:
         except EventSchemaError as exc:
             self._schema_fault(exc, index)
             return
-        violations = self.validator.check(event)
+        violations = self.validator.check(event, raw if _holds_null(raw) else None)
         if violations or self._task is not None or not self.expander.passes(event.type):
             self._validated(event, violations, index)
         else:
@@ -271,22 +278,22 @@ class RunStream:
         """A wire event pydantic refused."""
         exc.index = index
         # @ag-ui/client 1.0 drops an event of an unknown type (with a warning) and fails
-        # the run on a malformed one; 0.0.58's HttpAgent fails the run on both.
-        refused = exc.rule != "SCHEMA-003" or self.client_0_0_58 is not None
+        # the run on a malformed one; 0.0.59's HttpAgent fails the run on both.
+        refused = exc.rule != "SCHEMA-003" or self.client_checks is not None
         self._judge([exc], (), refused)
 
     def _validated(self, event: Any, violations: Sequence[Any], index: int) -> None:
         """The rest of the pipeline, after the validator found ``violations``."""
         if (
             not violations
-            and self.client_0_0_58 is None
+            and self.client_checks is None
             and self._task is None
             and self.expander.passes(event.type)
         ):
             # Most events: what the expander, _apply_checked and _apply do with it here.
             self.run.on_event(event)
             return
-        if self.client_0_0_58 is None and violations:
+        if self.client_checks is None and violations:
             refused = any(self._fails_run(v) for v in violations)
             self._judge(*_findings(violations, index), refused)
             violations = ()
@@ -303,7 +310,7 @@ class RunStream:
     def _apply_checked(self, event: Any, violations: Sequence[Any], index: int) -> None:
         """Hand one chunk-expanded event on to be applied, once the reference client's
         checks (in that profile) let it through."""
-        if self.client_0_0_58 is None or self._check_client(
+        if self.client_checks is None or self._check_client(
             event.type.value, event, violations, index
         ):
             self._apply(event)
@@ -324,12 +331,12 @@ class RunStream:
         return self.run.life.take("event_unlisted", self.run, event).runs(apply_event)
 
     def _check_client(self, kind: str, event: Any, violations: Sequence[Any], index: int) -> bool:
-        """@ag-ui/client 0.0.58's verifyEvents on the next event (the reference profile)
+        """@ag-ui/client 0.0.59's verifyEvents on the next event (the reference profile)
         and the validator's ``violations`` of it, judged on the run's ``stream_fault`` edge:
         whether the event goes on (a refused one only when lenient). A refused event fails
         the run with the validator's first error for it, else with the client check's own
         fault."""
-        fault = self.client_0_0_58.check(kind, event)  # type: ignore[union-attr]
+        fault = self.client_checks.check(kind, event)  # type: ignore[union-attr]
         errors, others = _findings(violations, index)
         refused = fault is not None or (self.validates_all and bool(errors))
         if fault is not None and not errors:
@@ -408,3 +415,15 @@ def _findings(
     errors = [as_protocol_violation(v, index) for v in violations if is_error(v)]
     others = [as_protocol_violation(v, index) for v in violations if not is_error(v)]
     return errors, others
+
+
+_NESTING = frozenset({"MESSAGES_SNAPSHOT", "RUN_STARTED", "RUN_FINISHED", "SUBAGENT_FINISHED"})
+"""Event types that carry objects of their own (messages, a run input, an outcome)."""
+
+
+def _holds_null(raw: dict[str, Any]) -> bool:
+    """Whether the wire event gives a null its model reads as an absent field: then the
+    conformance validator is fed the wire dict (its SCHEMA-005 finds the null) rather than
+    the model. At the event's top level, or in the messages, tool calls, interrupts and run
+    input it carries."""
+    return None in raw.values() or (raw.get("type") in _NESTING and bool(refused_nulls(raw)))

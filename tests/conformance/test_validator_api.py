@@ -132,6 +132,45 @@ def test_nested_nulls_are_reported_with_their_path():
     assert found.rule == "SCHEMA-005" and "outcome.interrupts[0].message" in found.message
 
 
+def snapshot(fields):
+    message = {"id": "u", "role": "user", "content": "q", **fields}
+    return {"type": "MESSAGES_SNAPSHOT", "messages": [message]}
+
+
+SUBAGENT_NULLS = [
+    # (the event, the wire path @ag-ui/client 0.0.59 and 1.0.0 both refuse a null at)
+    ({**text()[0], "subagentRunId": None}, "subagentRunId"),
+    ({**text()[0], "metadata": None}, "metadata"),
+    ({"type": "STEP_STARTED", "stepName": "s", "subagentRunId": None}, "subagentRunId"),
+    (snapshot({"subagentRunId": None}), "messages[0].subagentRunId"),
+    (snapshot({"metadata": None}), "messages[0].metadata"),
+    (
+        {"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "n", "description": None},
+        "description",
+    ),
+]
+
+
+@pytest.mark.parametrize("as_bytes", [False, True], ids=["dicts", "json"])
+@pytest.mark.parametrize(("event", "path"), SUBAGENT_NULLS, ids=[p for _, p in SUBAGENT_NULLS])
+def test_a_null_subagent_run_id_or_metadata_is_schema_005(event, path, as_bytes):
+    # @ag-ui/core refuses both (0.0.59 and 1.0.0 alike: tests/conformance/test_peer.py runs the
+    # corpus traces schema-null-subagent-run-id and schema-null-metadata through 1.0.0).
+    events = [RS, event]
+    if as_bytes:
+        events = [json.dumps(e).encode() for e in events]
+    found = [v for v in validate(events).violations if v.rule == "SCHEMA-005"]
+    assert [v.index for v in found] == [1]
+    assert path in found[0].message
+    assert RULES["SCHEMA-005"].severity == "error" and RULES["SCHEMA-005"].verify_events == "same"
+
+
+def test_a_model_given_none_is_not_a_null_on_the_wire():
+    # ag_ui.core's encoder leaves None out: a model built with metadata=None sends no null.
+    start = TextMessageStartEvent(message_id="m1", role="assistant", metadata=None)
+    assert validate([RS, start, *text()[1:], RF]).valid
+
+
 def test_unknown_type_suggests_the_right_spelling():
     (found, *_) = validate([RS, {"type": "textMessageStart", "messageId": "m"}, RF]).violations
     assert found.rule == "SCHEMA-003" and "TEXT_MESSAGE_START" in found.message

@@ -12,17 +12,15 @@ from agui_fsm.events import EventSchemaError, parse_event, type_of
 from agui_fsm.thread.pipeline import ChunkExpander, StreamValidator
 
 
-def expand(*events: dict) -> list[tuple[str, ...]]:
-    expander = ChunkExpander()
+def expand(*events: dict, openers_agree: bool = True) -> list[tuple[str, ...]]:
+    """What the expander hands on: each event's type, ids, delta, tool name and subagent."""
+    expander = ChunkExpander(openers_agree=openers_agree)
     out = []
     for event in events:
         for expanded in expander.feed(parse_event(event)):
-            fields = tuple(
-                str(v)
-                for k, v in expanded.model_dump(exclude_none=True).items()
-                if k in ("message_id", "tool_call_id", "delta", "tool_call_name")
-            )
-            out.append((type_of(expanded), *fields))
+            fields = expanded.model_dump(exclude_none=True)
+            shown = ("message_id", "tool_call_id", "delta", "tool_call_name", "subagent_run_id")
+            out.append((type_of(expanded), *(str(fields[k]) for k in shown if k in fields)))
     return out
 
 
@@ -78,14 +76,122 @@ def test_a_first_chunk_without_its_ids_is_a_violation(event: dict) -> None:
         expand(event)
 
 
-def test_activity_deltas_and_subagent_events_pass() -> None:
-    from ag_ui.core import SubagentStartedEvent
-
+def test_activity_deltas_and_subagent_lifecycles_pass_through() -> None:
     assert expand(
-        {"type": "ACTIVITY_DELTA", "messageId": "m", "activityType": "x", "patch": []}
-    ) == [("ACTIVITY_DELTA", "m")]
-    subagent = SubagentStartedEvent.model_construct()
-    assert ChunkExpander().feed(subagent) == (subagent,)
+        {"type": "ACTIVITY_DELTA", "messageId": "m", "activityType": "x", "patch": []},
+        {"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "researcher"},
+        {"type": "SUBAGENT_FINISHED", "subagentRunId": "s1"},
+    ) == [("ACTIVITY_DELTA", "m"), ("SUBAGENT_STARTED", "s1"), ("SUBAGENT_FINISHED", "s1")]
+
+
+def chunk(message_id: str | None = None, delta: str | None = None, tag: str | None = None):
+    event = {"type": "TEXT_MESSAGE_CHUNK", "messageId": message_id, "delta": delta}
+    event["subagentRunId"] = tag
+    return {k: v for k, v in event.items() if v is not None}
+
+
+def test_chunks_are_assembled_per_subagent_lane() -> None:
+    # The parent's and a subagent's chunk streams interleave; each continues in its own lane
+    # (an untagged continuation is the parent's), and what is synthesized carries the lane.
+    assert expand(
+        {"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "researcher"},
+        chunk("a1", "Par"),
+        chunk("m_s1", "Sub", "s1"),
+        chunk(delta="ent"),
+        chunk(delta="agent", tag="s1"),
+        {"type": "SUBAGENT_FINISHED", "subagentRunId": "s1"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ) == [
+        ("SUBAGENT_STARTED", "s1"),
+        ("TEXT_MESSAGE_START", "a1"),
+        ("TEXT_MESSAGE_CONTENT", "a1", "Par"),
+        ("TEXT_MESSAGE_START", "m_s1", "s1"),
+        ("TEXT_MESSAGE_CONTENT", "m_s1", "Sub", "s1"),
+        ("TEXT_MESSAGE_CONTENT", "a1", "ent"),
+        ("TEXT_MESSAGE_CONTENT", "m_s1", "agent", "s1"),
+        ("TEXT_MESSAGE_END", "m_s1", "s1"),  # the subagent's terminal closes its lane
+        ("SUBAGENT_FINISHED", "s1"),
+        ("TEXT_MESSAGE_END", "a1"),
+        ("RUN_FINISHED",),
+    ]
+
+
+def test_an_event_closes_its_own_lane_and_the_run_closes_every_lane_in_open_order() -> None:
+    assert expand(
+        chunk("m2", "b", "s2"),
+        chunk("m1", "a", "s1"),
+        chunk("a1", "p"),
+        {"type": "CUSTOM", "name": "x", "value": 1, "subagentRunId": "s1"},
+        {"type": "SUBAGENT_STARTED", "subagentRunId": "s3", "name": "n"},
+        {"type": "MESSAGES_SNAPSHOT", "messages": []},
+    )[6:] == [
+        ("TEXT_MESSAGE_END", "m1", "s1"),
+        ("CUSTOM", "s1"),
+        ("SUBAGENT_STARTED", "s3"),
+        ("TEXT_MESSAGE_END", "m2", "s2"),
+        ("TEXT_MESSAGE_END", "a1"),
+        ("MESSAGES_SNAPSHOT",),
+    ]
+
+
+def test_an_untagged_chunk_without_id_continues_the_only_stream_of_its_kind() -> None:
+    # The parent has no text stream: the subagent's is the chunk's only possible referent;
+    # its content keeps the lane's subagent.
+    assert expand(
+        {"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{"},
+        chunk("m1", "a", "s1"),
+        chunk(delta="b"),
+        {"type": "TOOL_CALL_CHUNK", "delta": "}"},
+    )[-2:] == [("TEXT_MESSAGE_CONTENT", "m1", "b", "s1"), ("TOOL_CALL_ARGS", "c1", "}")]
+
+
+def test_a_continuation_with_only_metadata_reaches_the_thread_as_empty_content() -> None:
+    expander = ChunkExpander()
+    expander.feed(parse_event(chunk("m1", "a")))
+    [content] = expander.feed(
+        parse_event({"type": "TEXT_MESSAGE_CHUNK", "metadata": {"usage": {"tokens": 3}}})
+    )
+    assert (type_of(content), content.delta, content.metadata) == (
+        "TEXT_MESSAGE_CONTENT",
+        "",
+        {"usage": {"tokens": 3}},
+    )
+
+
+def test_only_ag_ui_client_1_0_refuses_a_chunk_that_contradicts_its_opener() -> None:
+    events = (
+        {"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{"},
+        {"type": "TOOL_CALL_CHUNK", "toolCallName": "g", "delta": "}"},
+    )
+    assert expand(*events, openers_agree=False)[-1] == (
+        "TOOL_CALL_ARGS",
+        "c1",
+        "}",
+    )  # 0.0.59 takes it
+    with pytest.raises(ProtocolViolation) as refused:
+        expand(*events)
+    assert refused.value.rule == "CHUNK-002"
+    assert refused.value.args[0] == (
+        "Cannot continue tool call 'c1': chunk toolCallName 'g' does not match the open "
+        "stream's toolCallName 'f'."
+    )
+
+
+def test_in_the_spec_profile_thinking_events_leave_a_chunked_message_open() -> None:
+    # @ag-ui/client 1.0 drops THINKING_* before transformChunks: the id-less chunk after one
+    # continues the message (0.0.59 closed it there: the chunk then fails the run).
+    events = (
+        {"type": "TEXT_MESSAGE_CHUNK", "messageId": "a1", "delta": "x"},
+        {"type": "THINKING_START"},
+        {"type": "TEXT_MESSAGE_CHUNK", "delta": "y"},
+    )
+    rt, _ = runtime(stream(*events), profile="spec")
+    run(rt.append("hi"))
+    assert rt.messages[-1].content == [{"type": "text", "text": "xy"}]
+    rt, _ = runtime(stream(*events))
+    with pytest.raises(ProtocolViolation) as failed:
+        run(rt.append("hi"))
+    assert failed.value.rule == "CHUNK-001"
 
 
 def test_chunked_streams_render_like_start_content_end() -> None:
@@ -316,3 +422,36 @@ def test_a_first_chunk_without_its_id_is_the_catalogue_chunk_001(chunk: dict) ->
     with pytest.raises(ProtocolViolation) as caught:
         ChunkExpander().feed(parse_event(chunk))
     assert caught.value.rule == "CHUNK-001"
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "TEXT_MESSAGE_START", "messageId": "a1", "role": "assistant", "metadata": None},
+        {
+            "type": "TEXT_MESSAGE_START",
+            "messageId": "a1",
+            "role": "assistant",
+            "subagentRunId": None,
+        },
+        {
+            "type": "MESSAGES_SNAPSHOT",
+            "messages": [{"id": "u1", "role": "user", "content": "q", "subagentRunId": None}],
+        },
+    ],
+    ids=["metadata", "subagentRunId", "nested"],
+)
+def test_the_spec_profile_fails_a_run_on_a_null_the_model_reads_as_absent(event: dict) -> None:
+    # The model takes the null as an absent field; the validator is fed the wire dict, whose
+    # SCHEMA-005 @ag-ui/client 1.0 enforces too. Lenient, the event still goes on.
+    closed = [event] if event["type"] != "TEXT_MESSAGE_START" else [event, *text("a1")[1:]]
+    rt, _ = runtime(stream(*closed), profile="spec", validator=None)
+    with pytest.raises(ProtocolViolation) as failed:
+        run(rt.append("hi"))
+    assert failed.value.rule == "SCHEMA-005"
+    rt, _ = runtime(
+        stream(*closed, *text("a2", "ok")), profile="spec", validator=None, lenient=True
+    )
+    run(rt.append("hi"))
+    assert [d.rule for d in rt.diagnostics] == ["SCHEMA-005"]
+    assert rt.messages[-1].status["type"] == "complete"

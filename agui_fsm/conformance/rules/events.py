@@ -57,8 +57,9 @@ SCHEMA_INPUT: tuple[Rule, ...] = (
         "error",
         "null given for an optional field",
         """An optional field is present with the value null. AG-UI 1.0 spells 'absent' by
-       leaving the key out; @ag-ui/core's schemas reject null there (subagentRunId: null
-       included), while Python models would silently read it as absent.""",
+       leaving the key out; @ag-ui/core's schemas reject null there (subagentRunId: null and
+       an event's or message's metadata: null included, in @ag-ui/core 0.0.59 already),
+       while Python models would silently read it as absent.""",
         "same",
         ("AGUI504",),
     ),
