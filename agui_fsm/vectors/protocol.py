@@ -188,6 +188,7 @@ def protocol_scope(raw: Mapping[str, Any]) -> str | None:
         return "a history that repeats a message id is imported as two branches"
     unobservable = (
         (_has_activity, "activity messages"),
+        (_has_subagent, "a subagent's messages, which the thread nests on its spawning call"),
         (_whitespace_only_text, "a whitespace-only text message"),
         (
             _tool_content_not_canonical,
@@ -297,6 +298,14 @@ def _has_activity(raw: Mapping[str, Any]) -> bool:
             if item.get("type") == "MESSAGES_SNAPSHOT" and isinstance(item.get("messages"), list):
                 messages += item["messages"]
     return any(isinstance(m, Mapping) and m.get("role") == "activity" for m in messages)
+
+
+def _has_subagent(raw: Mapping[str, Any]) -> bool:
+    for items in _events(raw):
+        for item in items:
+            if str(item.get("type", "")).startswith("SUBAGENT_") or "subagentRunId" in item:
+                return True
+    return any("subagentRunId" in m for m in _snapshot_messages(raw))
 
 
 def _whitespace_only_text(raw: Mapping[str, Any]) -> bool:
