@@ -41,11 +41,11 @@ def verdicts(*values: str) -> dict[str, str]:
 
 
 # text-turn, history, frontend-tool, interrupt-resume, disconnect, bad-request, two-threads,
-# state, snapshot-agrees
-PYDANTIC_AI = verdicts(P, NA, F, P, P, P, P, NA, NA)
-LANGGRAPH = verdicts(P, P, F, P, P, P, P, P, F)
-LLAMA_INDEX = verdicts(P, P, P, NA, P, P, P, P, F)
-STRANDS = verdicts(P, P, F, NA, P, P, P, P, P)
+# state, snapshot-agrees, subagent
+PYDANTIC_AI = verdicts(P, NA, F, P, P, P, P, NA, NA, NA)
+LANGGRAPH = verdicts(P, P, F, P, P, P, P, P, F, P)
+LLAMA_INDEX = verdicts(P, P, P, NA, P, P, P, P, F, NA)
+STRANDS = verdicts(P, P, F, NA, P, P, P, P, P, NA)
 
 
 def test_pydantic_ai() -> None:
