@@ -38,7 +38,7 @@ import asyncio
 import json
 import traceback
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ag_ui.core import (
@@ -91,6 +91,23 @@ def _text(content: Any) -> str:
     if isinstance(content, list):
         return " ".join(getattr(p, "text", "") or "" for p in content)
     return ""
+
+
+class RunResponse(StreamingResponse):
+    """A run's event stream that calls ``done()`` when the response ends, however it ends.
+    When the client goes away, Starlette cancels the stream without closing its generator
+    (only the garbage collector does, some time later), so what the generator holds must
+    be let go here."""
+
+    def __init__(self, frames: AsyncIterator[str], done: Callable[[], None]) -> None:
+        super().__init__(frames, media_type=ENCODER.get_content_type())
+        self.done = done
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.done()
 
 
 class ScriptedBackend:
@@ -204,17 +221,25 @@ class ScriptedBackend:
             reply = reply.model_copy(update={"id": f"saved-{uuid.uuid4().hex[:8]}"})
         return MessagesSnapshotEvent(messages=[*messages, reply, *rest])
 
-    async def stream(self, inp: RunAgentInput) -> AsyncIterator[str]:
+    def response(self, inp: RunAgentInput) -> RunResponse:
+        """The run's stream, holding the thread's lock while it streams. The lock goes when
+        the response ends, however it ends; with the ``disconnect`` fault, only when the
+        stream reached its end."""
         lock = self.locks.setdefault(inp.thread_id, asyncio.Lock())
-        if self.fault == "disconnect":
-            await lock.acquire()  # released below only when the stream ends normally
+        held, ended = asyncio.Event(), asyncio.Event()
+
+        async def frames() -> AsyncIterator[str]:
+            await lock.acquire()
+            held.set()
             async for frame in self._frames(inp):
                 yield frame
-            lock.release()
-            return
-        async with lock:
-            async for frame in self._frames(inp):
-                yield frame
+            ended.set()
+
+        def done() -> None:
+            if held.is_set() and (ended.is_set() or self.fault != "disconnect"):
+                lock.release()
+
+        return RunResponse(frames(), done)
 
     async def _frames(self, inp: RunAgentInput) -> AsyncIterator[str]:
         self.current = inp
@@ -248,7 +273,7 @@ def probe_app(fault: str | None = None) -> Starlette:
             if fault == "bad-request":
                 return PlainTextResponse(traceback.format_exc(), status_code=500)
             return JSONResponse({"detail": str(exc)[:500]}, status_code=422)
-        return StreamingResponse(backend.stream(inp), media_type=ENCODER.get_content_type())
+        return backend.response(inp)
 
     return Starlette(routes=[Route("/agent", agent, methods=["POST"])])
 
