@@ -171,8 +171,9 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 declared protocolVersion 1.0, outcome success (with pendingToolCallIds, or
                 without, the client then derives them); to one that declared none, no
                 outcome at all. Before AG-UI 1.0 a success outcome means the turn is
-                complete: @assistant-ui/react-ag-ui 0.0.57 (agui-fsm's reference profile)
-                shows it so and never resumes after the tool's result.""",
+                complete: @assistant-ui/react-ag-ui 0.0.57 shows it so and never resumes
+                after the tool's result (0.0.58, agui-fsm's reference profile, weighs the
+                open call and resumes).""",
             ),
             _requirement(
                 "frontend-tool/continues",
@@ -404,7 +405,8 @@ _PROBES: tuple[ProbeSpec, ...] = (
         ),
         "the SUBAGENT_STARTED, SUBAGENT_FINISHED and SUBAGENT_ERROR events of each run, the "
         "events tagged `subagentRunId`, the calls and messages the spawning fields name, "
-        "and RUN_FINISHED's interrupt outcome; the run after the answer, when there is one",
+        "and RUN_FINISHED's interrupt outcome; the run after the answer, when there is one; "
+        "how the client nests each subagent's message in its call's card",
         "at least one subagent started, or events tagged with one, every lifecycle balanced, "
         "every spawning call known and every suspended subagent waiting on the run's "
         "interrupts; with no subagent at all the probe does not apply",

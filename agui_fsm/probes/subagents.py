@@ -295,6 +295,27 @@ def _summary(judged: _Judged) -> str:
     return "; ".join(parts)
 
 
+def shown_nested(messages: Iterable[Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The nested messages the client shows on tool-call parts, with their call's id, depth
+    first (a part's ``messages``: a subagent's text, reasoning and calls)."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for message in messages:
+        for part in message.get("content") or ():
+            nested = part.get("messages") if isinstance(part, Mapping) else None
+            if part.get("type") == "tool-call" and isinstance(nested, list):
+                for inner in nested:
+                    found.append((part.get("toolCallId"), inner))
+                    found += shown_nested([inner])
+    return found
+
+
+def _shown(message: Mapping[str, Any]) -> str:
+    agui = ((message.get("metadata") or {}).get("custom") or {}).get("agui") or {}
+    status = message.get("status") or {}
+    state = "/".join(str(status[k]) for k in ("type", "reason") if status.get(k))
+    return f"{message.get('id')!r} ({agui.get('name')!r}, {state or 'no status'})"
+
+
 async def subagent(s: Session, opts: dict[str, Any]) -> ProbeResult:
     c = s.client("subagent")
     await c.say(opts["message"])
@@ -313,6 +334,9 @@ async def subagent(s: Session, opts: dict[str, Any]) -> ProbeResult:
     seen += judged.seen
     if answered:
         seen.append(Observation(answered, None, 0))
+    for call, nested in shown_nested(c.runtime.thread()):
+        text = f"the client shows subagent {_shown(nested)} in the card of call {call!r}"
+        seen.append(Observation(text))
     na = None
     if not spawned(c.runs):
         na = (

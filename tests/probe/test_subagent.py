@@ -87,6 +87,10 @@ def test_a_suspended_subagent_is_resumed_and_judged_again() -> None:
     assert any(o.startswith("SUBAGENT_FINISHED 's1' suspended, waiting on 'int-") for o in observed)
     # The re-announced subagent of run 1 is judged as run 0's was.
     assert [o.run for o in result.evidence if o.observed.startswith("SUBAGENT_STARTED")] == [0, 1]
+    # What the client made of it: the subagent's message nested in the spawning call's card.
+    assert observed[-1] == (
+        "the client shows subagent 's1' ('greeter', complete/unknown) in the card of call 'd1'"
+    )
 
 
 def test_attribution_alone_is_a_warning_naming_the_first_tagged_event() -> None:
