@@ -8,9 +8,12 @@ It needs Starlette and uvicorn (the ``test`` extra).
 
 What it says depends on the last message, as a model following the probes' default words
 would: a message naming ``agui_probe_echo`` gets a call of that tool (left to the client),
-one asking for approval an interrupt outcome, anything else a short text; a tool message or
-an answer in ``resume`` gets a text saying what came back. A client ``state`` gets a
-STATE_DELTA written against it; every run ends with a MESSAGES_SNAPSHOT of the whole thread.
+one asking for approval an interrupt outcome, one asking for a subagent a call of its
+``delegate`` tool that spawns one (SUBAGENT_STARTED under the call, the subagent's text
+tagged with its ``subagentRunId``, SUBAGENT_FINISHED, the call's result), anything else a
+short text; a tool message or an answer in ``resume`` gets a text saying what came back. A
+client ``state`` gets a STATE_DELTA written against it; every run ends with a
+MESSAGES_SNAPSHOT of the whole thread.
 
 The faults, one per probe, each a mistake real backends make:
 
@@ -25,6 +28,8 @@ The faults, one per probe, each a mistake real backends make:
   flight at once stream under one another's ids.
 * ``state``: the STATE_DELTA is written against the server's own copy of the state.
 * ``snapshot-agrees``: the snapshot has the streamed reply under a new id.
+* ``subagent``: SUBAGENT_STARTED names the spawning call by the model's own id for it, not
+  the toolCallId the call was streamed with.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import asyncio
 import json
 import traceback
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ag_ui.core import (
@@ -45,13 +50,17 @@ from ag_ui.core import (
     RunFinishedEvent,
     RunStartedEvent,
     StateDeltaEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     ToolCall,
     ToolCallArgsEvent,
     ToolCallEndEvent,
+    ToolCallResultEvent,
     ToolCallStartEvent,
+    ToolMessage,
 )
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
@@ -72,6 +81,7 @@ FAULTS = (
     "two-threads",
     "state",
     "snapshot-agrees",
+    "subagent",
 )
 
 
@@ -83,6 +93,23 @@ def _text(content: Any) -> str:
     return ""
 
 
+class RunResponse(StreamingResponse):
+    """A run's event stream that calls ``done()`` when the response ends, however it ends.
+    When the client goes away, Starlette cancels the stream without closing its generator
+    (only the garbage collector does, some time later), so what the generator holds must
+    be let go here."""
+
+    def __init__(self, frames: AsyncIterator[str], done: Callable[[], None]) -> None:
+        super().__init__(frames, media_type=ENCODER.get_content_type())
+        self.done = done
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.done()
+
+
 class ScriptedBackend:
     """The backend's logic, one instance per app (its locks and its module-wide run)."""
 
@@ -91,9 +118,9 @@ class ScriptedBackend:
         self.locks: dict[str, asyncio.Lock] = {}
         self.current: RunAgentInput | None = None  # the two-threads fault's shared variable
 
-    def reply(self, inp: RunAgentInput) -> tuple[list[BaseEvent], AssistantMessage, Any]:
-        """The run's events between RUN_STARTED and RUN_FINISHED, the assistant message they
-        stream, and the RUN_FINISHED outcome."""
+    def reply(self, inp: RunAgentInput) -> tuple[list[BaseEvent], list[Any], Any]:
+        """The run's events between RUN_STARTED and RUN_FINISHED, the messages they stream
+        (the assistant's reply first), and the RUN_FINISHED outcome."""
         message_id = f"reply-{uuid.uuid4().hex[:8]}"
         last = inp.messages[-1] if inp.messages else None
         ask_again = self.fault == "frontend-tool" and last is not None and last.role == "tool"
@@ -122,16 +149,60 @@ class ScriptedBackend:
                 function=FunctionCall(name=ECHO_TOOL, arguments='{"x": 1}'),
             )
             message = AssistantMessage(id=message_id, role="assistant", tool_calls=[call])
-            return events, message, None
+            return events, [message], None
+        if "subagent" in prompt:
+            return self._delegate(message_id)
         return self._say(message_id, "Hello", " there.")
 
+    def _delegate(self, message_id: str) -> tuple[list[BaseEvent], list[Any], Any]:
+        """A call of ``delegate`` that spawns a subagent, its text tagged, and its result."""
+        key = uuid.uuid4().hex[:8]
+        call_id, subagent_id, said = f"call-{key}", f"sub-{key}", f"said-{key}"
+        text = "Hello from the subagent."
+        spawner = f"toolu_{key}" if self.fault == "subagent" else call_id
+        events: list[BaseEvent] = [
+            ToolCallStartEvent(
+                tool_call_id=call_id, tool_call_name="delegate", parent_message_id=message_id
+            ),
+            ToolCallArgsEvent(tool_call_id=call_id, delta='{"task": "say hello"}'),
+            ToolCallEndEvent(tool_call_id=call_id),
+            SubagentStartedEvent(
+                subagent_run_id=subagent_id,
+                name="greeter",
+                description="says hello",
+                parent_tool_call_id=spawner,
+                parent_message_id=message_id,
+            ),
+            *self._say(said, text, subagent_run_id=subagent_id)[0],
+            SubagentFinishedEvent(subagent_run_id=subagent_id, result=text),
+            ToolCallResultEvent(
+                message_id=f"result-{key}", tool_call_id=call_id, content=text, role="tool"
+            ),
+        ]
+        call = ToolCall(
+            id=call_id,
+            type="function",
+            function=FunctionCall(name="delegate", arguments='{"task": "say hello"}'),
+        )
+        messages = [
+            AssistantMessage(id=message_id, role="assistant", tool_calls=[call]),
+            AssistantMessage(id=said, role="assistant", content=text, subagent_run_id=subagent_id),
+            ToolMessage(id=f"result-{key}", role="tool", tool_call_id=call_id, content=text),
+        ]
+        return events, messages, None
+
     @staticmethod
-    def _say(message_id: str, *deltas: str) -> tuple[list[BaseEvent], AssistantMessage, Any]:
-        events: list[BaseEvent] = [TextMessageStartEvent(message_id=message_id, role="assistant")]
-        events += [TextMessageContentEvent(message_id=message_id, delta=d) for d in deltas]
-        events.append(TextMessageEndEvent(message_id=message_id))
-        message = AssistantMessage(id=message_id, role="assistant", content="".join(deltas))
-        return events, message, None
+    def _say(
+        message_id: str, *deltas: str, subagent_run_id: str | None = None
+    ) -> tuple[list[BaseEvent], list[Any], Any]:
+        tag = {"subagent_run_id": subagent_run_id} if subagent_run_id else {}
+        events: list[BaseEvent] = [
+            TextMessageStartEvent(message_id=message_id, role="assistant", **tag)
+        ]
+        events += [TextMessageContentEvent(message_id=message_id, delta=d, **tag) for d in deltas]
+        events.append(TextMessageEndEvent(message_id=message_id, **tag))
+        message = AssistantMessage(id=message_id, role="assistant", content="".join(deltas), **tag)
+        return events, [message], None
 
     def state_events(self, inp: RunAgentInput) -> list[BaseEvent]:
         if not isinstance(inp.state, dict) or not inp.state:
@@ -140,38 +211,47 @@ class ScriptedBackend:
             return [StateDeltaEvent(delta=[{"op": "replace", "path": "/turns", "value": 2}])]
         return [StateDeltaEvent(delta=[{"op": "add", "path": "/agui_seen", "value": True}])]
 
-    def snapshot(self, inp: RunAgentInput, reply: AssistantMessage) -> MessagesSnapshotEvent:
+    def snapshot(self, inp: RunAgentInput, replies: list[Any]) -> MessagesSnapshotEvent:
         messages = list(inp.messages)
         if self.fault == "history":
             users = [i for i, m in enumerate(messages) if m.role == "user"]
             messages = messages[users[-1] :] if users else messages
+        reply, *rest = replies
         if self.fault == "snapshot-agrees":
             reply = reply.model_copy(update={"id": f"saved-{uuid.uuid4().hex[:8]}"})
-        return MessagesSnapshotEvent(messages=[*messages, reply])
+        return MessagesSnapshotEvent(messages=[*messages, reply, *rest])
 
-    async def stream(self, inp: RunAgentInput) -> AsyncIterator[str]:
+    def response(self, inp: RunAgentInput) -> RunResponse:
+        """The run's stream, holding the thread's lock while it streams. The lock goes when
+        the response ends, however it ends; with the ``disconnect`` fault, only when the
+        stream reached its end."""
         lock = self.locks.setdefault(inp.thread_id, asyncio.Lock())
-        if self.fault == "disconnect":
-            await lock.acquire()  # released below only when the stream ends normally
+        held, ended = asyncio.Event(), asyncio.Event()
+
+        async def frames() -> AsyncIterator[str]:
+            await lock.acquire()
+            held.set()
             async for frame in self._frames(inp):
                 yield frame
-            lock.release()
-            return
-        async with lock:
-            async for frame in self._frames(inp):
-                yield frame
+            ended.set()
+
+        def done() -> None:
+            if held.is_set() and (ended.is_set() or self.fault != "disconnect"):
+                lock.release()
+
+        return RunResponse(frames(), done)
 
     async def _frames(self, inp: RunAgentInput) -> AsyncIterator[str]:
         self.current = inp
         await asyncio.sleep(0.01)  # both runs of the two-threads probe are in flight now
         ids = self.current if self.fault == "two-threads" else inp
         thread_id = "server-thread" if self.fault == "text-turn" else ids.thread_id
-        events, message, outcome = self.reply(inp)
+        events, messages, outcome = self.reply(inp)
         events = [
             RunStartedEvent(thread_id=thread_id, run_id=ids.run_id),
             *self.state_events(inp),
             *events,
-            self.snapshot(inp, message),
+            self.snapshot(inp, messages),
             RunFinishedEvent(thread_id=thread_id, run_id=ids.run_id, outcome=outcome),
         ]
         for event in events:
@@ -193,7 +273,7 @@ def probe_app(fault: str | None = None) -> Starlette:
             if fault == "bad-request":
                 return PlainTextResponse(traceback.format_exc(), status_code=500)
             return JSONResponse({"detail": str(exc)[:500]}, status_code=422)
-        return StreamingResponse(backend.stream(inp), media_type=ENCODER.get_content_type())
+        return backend.response(inp)
 
     return Starlette(routes=[Route("/agent", agent, methods=["POST"])])
 

@@ -28,7 +28,7 @@ _fail = failing("probe")
 
 
 class ProbeProgress(Progress):
-    """``agui-fsm probe: [3/9] frontend-tool`` on a terminal's stderr while probes run."""
+    """``agui-fsm probe: [3/10] frontend-tool`` on a terminal's stderr while probes run."""
 
     def __init__(self, out) -> None:
         super().__init__(out)

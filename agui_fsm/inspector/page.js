@@ -11,7 +11,7 @@
   const VIO_LINES = 3;
   const SEVERITY = { error: 3, warning: 2, info: 1 };
   const ID_KEYS = ["runId", "messageId", "toolCallId", "toolCallName", "stepName",
-    "activityType", "name"];
+    "activityType", "subagentRunId", "name"];
 
   // --- small helpers -------------------------------------------------------------------------
   function el(tag, attrs, ...children) {
@@ -71,7 +71,18 @@
         if (isObject(o)) return String(o.type);
         return ev.result !== undefined ? `result ${quote(ev.result)}` : "";
       }
-      case "RUN_ERROR": return quote(ev.message);
+      case "RUN_ERROR": case "SUBAGENT_ERROR": return quote(ev.message);
+      case "SUBAGENT_STARTED":
+        return clip([ev.parentToolCallId ? `under ${ev.parentToolCallId}` : "",
+          ev.parentSubagentRunId ? `in ${ev.parentSubagentRunId}` : "",
+          typeof ev.description === "string" ? ev.description : ""].filter(Boolean).join(" \u00b7 "));
+      case "SUBAGENT_FINISHED": {
+        const o = ev.outcome;
+        if (isObject(o) && o.type === "suspended") {
+          return `suspended${Array.isArray(o.interruptIds) ? `: ${o.interruptIds.join(", ")}` : ""}`;
+        }
+        return ev.result !== undefined ? `result ${quote(ev.result)}` : "";
+      }
       case "TEXT_MESSAGE_START": case "REASONING_MESSAGE_START": return ev.role || "";
       case "CUSTOM": return quote(ev.value);
       case "RAW": return quote(ev.event);
@@ -373,7 +384,7 @@
       const parentKey = path[j - 1];
       if (parentKey === "messages" && typeof key === "number") {
         const m = node && node[key];
-        out.push(`message ${key}${m && m.id ? ` (${m.id})` : ""}`);
+        out.push(`${j > 1 ? "nested message" : "message"} ${key}${m && m.id ? ` (${m.id})` : ""}`);
         node = m;
       } else if (parentKey === "content" && typeof key === "number") {
         const p = node && node[key];
@@ -388,18 +399,30 @@
     return out.join(" \u203a ") || "the thread";
   }
 
+  // Where the row's operations changed the thread, as keys: `m1` (message 1 touched),
+  // `m1p2` (its part 2 touched), `m1p2self` (the part itself changed, not only a message
+  // nested on it), `m1all` (its content or all of it), `m1status` (another field); a nested
+  // message on a tool-call part continues its part's key: `m1p2n0`, `m1p2n0p1self`...
   function changedPlaces(ops) {
     const places = new Set();
     for (const [, path] of ops) {
-      if (path[0] === "messages" && path.length > 1) {
-        places.add(`m${path[1]}`);
-        if (path[2] === "content" && path.length > 3) places.add(`m${path[1]}p${path[3]}`);
-        else if (path[2] === "content" || path[2] === undefined) places.add(`m${path[1]}all`);
-        else places.add(`m${path[1]}${path[2]}`);
-      } else if (path.length) {
-        places.add(String(path[0]));
-      } else {
-        places.add("all");
+      if (path[0] !== "messages" || path.length < 2) {
+        places.add(path.length ? String(path[0]) : "all");
+        continue;
+      }
+      let key = `m${path[1]}`;
+      places.add(key);
+      for (let j = 2; ; j += 4) {
+        if (path[j] === undefined || (path[j] === "content" && path.length === j + 1)) {
+          places.add(`${key}all`);
+          break;
+        }
+        if (path[j] !== "content") { places.add(`${key}${path[j]}`); break; }
+        key += `p${path[j + 1]}`; // a part of it
+        places.add(key);
+        if (path[j + 2] !== "messages" || path.length <= j + 3) { places.add(`${key}self`); break; }
+        key += `n${path[j + 3]}`; // a message nested on that part
+        places.add(key);
       }
     }
     return places;
@@ -492,9 +515,10 @@
     return [el("span", {}, name), el("pre", { class: changed ? "changed" : null }, pretty(value))];
   }
 
-  const PART_KEYS = new Set(["type", "text", "toolCallId", "toolName", "argsText", "args", "result", "isError", "parentId"]);
+  const PART_KEYS = new Set(["type", "text", "toolCallId", "toolName", "argsText", "args", "result", "isError", "parentId", "messages"]);
 
-  function partView(part, changed) {
+  function partView(part, key, places, depth) {
+    const changed = places.has(`${key}self`);
     const kind = isObject(part) ? part.type : typeof part;
     const box = el("div", { class: `part ${kind}${changed ? " changed" : ""}` }, el("div", { class: "kind" }, kind));
     if (!isObject(part)) { box.append(el("pre", {}, pretty(part))); return box; }
@@ -508,6 +532,12 @@
       grid.append(...field("result", "result" in part ? part.result : "(no result yet)"));
       if (part.isError) grid.append(...field("isError", true));
       box.append(grid);
+      if (Array.isArray(part.messages)) {
+        // Past a few levels the nesting stops indenting: a chain of subagents may be 17 deep.
+        box.append(el("div", { class: `nested-messages${depth >= 3 ? " flat" : ""}` },
+          el("div", { class: "kind" }, `${plural(part.messages.length, "nested message")} (subagents this call spawned)`),
+          part.messages.map((m, j) => messageView(m, `${key}n${j}`, places, depth + 1))));
+      }
     }
     const rest = Object.keys(part).filter((k) => !PART_KEYS.has(k) || (kind !== "tool-call" && kind !== "text" && kind !== "reasoning" && k !== "type"));
     if (rest.length) {
@@ -523,23 +553,43 @@
     return [status.type, status.reason].filter(Boolean).join(" \u00b7 ");
   }
 
-  function messageView(message, k, places) {
-    const changedAll = places.has(`m${k}all`);
+  // A subagent's fields on its nested message (metadata.custom.agui), as the page names them.
+  const SUBAGENT_FIELDS = [["description", "description"], ["result", "result"],
+    ["errorCode", "error code"], ["interruptIds", "waits on interrupts"],
+    ["parentSubagentRunId", "spawned by subagent"]];
+
+  // `key` names the message in the row's changed places (`m3`, or `m3p1n0` nested on part 1
+  // of message 3); `depth` is how deep it is nested under spawning calls (0: a thread message).
+  function messageView(message, key, places, depth = 0) {
+    if (!isObject(message)) return el("div", { class: "msg" }, el("pre", {}, pretty(message)));
+    const changedAll = places.has(`${key}all`);
     const status = isObject(message.status) ? message.status : null;
-    const card = el("div", { class: `msg${places.has(`m${k}`) ? " touched" : ""}`, "data-message": message.id },
+    const meta = isObject(message.metadata) ? message.metadata : {};
+    const agui = isObject(meta.custom) && isObject(meta.custom.agui) ? meta.custom.agui : null;
+    const nested = depth > 0;
+    const card = el("div", { class: `msg${nested ? " nested" : ""}${places.has(key) ? " touched" : ""}`, "data-message": message.id,
+      "data-subagent": nested && agui && typeof agui.name === "string" ? agui.name : null },
       el("div", { class: `mhead${changedAll ? " changed" : ""}` },
+        nested ? el("span", { class: "subagent-label" }, "subagent") : null,
+        nested && agui && agui.name !== undefined ? el("span", { class: "subagent-name" }, String(agui.name)) : null,
         el("span", { class: "role" }, message.role),
         el("span", { class: "mono" }, message.id),
         message.name ? el("span", {}, message.name) : null,
-        status ? el("span", { class: `status status-${status.type}${places.has(`m${k}status`) ? " changed" : ""}` }, statusText(status)) : null));
+        status ? el("span", { class: `status status-${status.type}${places.has(`${key}status`) ? " changed" : ""}` }, statusText(status)) : null));
     if (status && status.error !== undefined) card.append(el("div", { class: "part" }, el("div", { class: "kind" }, "error"), el("pre", {}, pretty(status.error))));
+    if (nested && agui) {
+      const known = SUBAGENT_FIELDS.filter(([name]) => agui[name] !== undefined);
+      if (known.length) {
+        card.append(el("div", { class: `part subagent-fields${places.has(`${key}metadata`) ? " changed" : ""}` },
+          el("div", { class: "field" }, known.flatMap(([name, label]) => field(label,
+            name === "interruptIds" && Array.isArray(agui[name]) ? agui[name].join(", ") : agui[name])))));
+      }
+    }
     const content = Array.isArray(message.content) ? message.content : [];
-    content.forEach((part, p) => card.append(partView(part, places.has(`m${k}p${p}`))));
+    content.forEach((part, p) => card.append(partView(part, `${key}p${p}`, places, depth)));
     if (!content.length) card.append(el("div", { class: "part note" }, "(no content)"));
-    const meta = isObject(message.metadata) ? message.metadata : {};
-    const agui = isObject(meta.custom) && isObject(meta.custom.agui) ? meta.custom.agui : null;
     if (agui && Array.isArray(agui.interrupts) && agui.interrupts.length) {
-      card.append(el("div", { class: `part${places.has(`m${k}metadata`) ? " changed" : ""}` }, el("div", { class: "kind" }, "interrupts"),
+      card.append(el("div", { class: `part${places.has(`${key}metadata`) ? " changed" : ""}` }, el("div", { class: "kind" }, "interrupts"),
         agui.interrupts.map((it) => el("pre", {}, isObject(it) ? `${it.id}: ${it.reason || ""}${it.message ? ` \u2014 ${it.message}` : ""}` : pretty(it)))));
     }
     if (Object.keys(meta).length) {
@@ -567,13 +617,13 @@
       const hidden = folded;
       const more = el("details", { class: "note" }, el("summary", {}, `${plural(hidden.length, "earlier message")}`));
       more.addEventListener("toggle", () => {
-        if (more.open && more.childElementCount === 1) hidden.forEach((k) => more.append(messageView(messages[k], k, places)));
+        if (more.open && more.childElementCount === 1) hidden.forEach((k) => more.append(messageView(messages[k], `m${k}`, places)));
       }, { once: false });
       box.append(more);
       folded = [];
     };
     messages.forEach((m, k) => {
-      if (keep(k)) { fold(); box.append(messageView(m, k, places)); } else folded.push(k);
+      if (keep(k)) { fold(); box.append(messageView(m, `m${k}`, places)); } else folded.push(k);
     });
     fold();
     const stateChanged = places.has("state");

@@ -298,6 +298,14 @@ kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 3p
 .part:first-of-type { border-top: 0; }
 .part .kind { font-size: 11px; color: var(--muted); text-transform: uppercase; }
 .part.reasoning pre { color: var(--muted); font-style: italic; }
+.nested-messages { margin: 4px 0 2px; }
+.nested-messages.flat { margin-left: -8px; margin-right: -8px; }
+.nested-messages.flat > .msg.nested { margin-left: 0; border-right: 0; border-radius: 0;
+  border-left: 2px solid #c297ff; }
+.msg.nested { margin: 4px 0 4px 6px; border-left: 3px solid #8250df; }
+.msg .subagent-label { font-size: 11px; font-weight: 600; text-transform: uppercase;
+  color: #8250df; }
+.msg .subagent-name { font-weight: 600; }
 .field { display: grid; grid-template-columns: minmax(4.5em, max-content) minmax(0, 1fr);
   gap: 2px 8px; }
 .field > span { color: var(--muted); }

@@ -9,8 +9,9 @@ from typing import Any
 
 class ThreadReader:
     """The thread as the client holds it, as one JSON value: messages (without the
-    wall-clock ``createdAt`` and ``metadata.timing``), state, whether a run streams, pending
-    interrupts and tool calls.
+    wall-clock ``createdAt`` and ``metadata.timing``, also of the nested messages a tool-call
+    part carries: a subagent's, in ``part["messages"]``), state, whether a run streams,
+    pending interrupts and tool calls.
 
     What the runtime has not touched since the last read is the same object as then: a
     message keeps its content list and metadata until they change, a part is replaced, not
@@ -39,7 +40,8 @@ class ThreadReader:
                 or seen[3] is not message.metadata
                 or seen[4] != message.status
             ):
-                seen = cache[message.id] = self._encode(message, content)
+                shown = seen[6] if seen is not None else {}
+                seen = cache[message.id] = self._encode(message, content, shown)
             messages.append(seen[5])
         return {
             "messages": messages,
@@ -50,12 +52,17 @@ class ThreadReader:
         }
 
     @staticmethod
-    def _encode(message: Any, content: list[Any]) -> tuple[Any, ...]:
+    def _encode(message: Any, content: list[Any], shown: dict[int, tuple[Any, Any]]) -> tuple:
+        """The message as the page shows it, and what the reader keeps to know it again;
+        ``shown`` is what the last encoding of the message kept of its parts that carry
+        nested messages (``id(part) -> (part, as shown)``): an unchanged one is shown by the
+        same value, so the diff passes over it."""
         metadata, status = message.metadata, message.status
         out: dict[str, Any] = {"id": message.id, "role": message.role}
         if status is not None and message.role == "assistant":
             out["status"] = dict(status)
-        out["content"] = list(content)
+        nested: dict[int, tuple[Any, Any]] = {}
+        out["content"] = [_shown_part(part, shown, nested) for part in content]
         out["metadata"] = {k: v for k, v in metadata.items() if k != "timing"}
         if message.attachments:
             out["attachments"] = copy.deepcopy(message.attachments)
@@ -63,4 +70,37 @@ class ThreadReader:
             out["name"] = message.name
         # The list copy compares as equal (item by item, by identity first) while the
         # parts are the same objects.
-        return message, content, list(content), metadata, copy.deepcopy(status), out
+        return message, content, list(content), metadata, copy.deepcopy(status), out, nested
+
+
+def _shown_part(
+    part: Any, before: dict[int, tuple[Any, Any]], now: dict[int, tuple[Any, Any]]
+) -> Any:
+    """``part`` as the page shows it: itself, or, for a tool-call part with nested messages,
+    a copy whose nested messages (at every depth) have no ``createdAt``: the copy ``before``
+    holds for as long as the part is the same object (the runtime replaces a part that
+    changes). Kept in ``now``."""
+    if not isinstance(part, dict) or not isinstance(part.get("messages"), list):
+        return part
+    known = before.get(id(part))
+    if known is None or known[0] is not part:
+        known = (part, {**part, "messages": [without_created_at(m) for m in part["messages"]]})
+    now[id(part)] = known
+    return known[1]
+
+
+def without_created_at(message: Any) -> Any:
+    """A nested message without its wall-clock ``createdAt``, nor those of the messages
+    nested in its own tool-call parts."""
+    if not isinstance(message, dict):
+        return message
+    out = {k: v for k, v in message.items() if k != "createdAt"}
+    content = out.get("content")
+    if isinstance(content, list):
+        out["content"] = [
+            {**p, "messages": [without_created_at(m) for m in p["messages"]]}
+            if isinstance(p, dict) and isinstance(p.get("messages"), list)
+            else p
+            for p in content
+        ]
+    return out

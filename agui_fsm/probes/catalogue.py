@@ -171,8 +171,9 @@ _PROBES: tuple[ProbeSpec, ...] = (
                 declared protocolVersion 1.0, outcome success (with pendingToolCallIds, or
                 without, the client then derives them); to one that declared none, no
                 outcome at all. Before AG-UI 1.0 a success outcome means the turn is
-                complete: @assistant-ui/react-ag-ui 0.0.57 (agui-fsm's reference profile)
-                shows it so and never resumes after the tool's result.""",
+                complete: @assistant-ui/react-ag-ui 0.0.57 shows it so and never resumes
+                after the tool's result (0.0.58, agui-fsm's reference profile, weighs the
+                open call and resumes).""",
             ),
             _requirement(
                 "frontend-tool/continues",
@@ -353,6 +354,66 @@ _PROBES: tuple[ProbeSpec, ...] = (
         "at least one MESSAGES_SNAPSHOT, agreeing with the stream; without one the probe does "
         "not apply",
         {"message": "Say hello.", "tool-message": CALL_THE_TOOL},
+    ),
+    ProbeSpec(
+        "subagent",
+        "a message asking the agent to hand a task to a subagent; a run that ends with an "
+        "interrupt outcome is answered through `resume` with `payload`",
+        (
+            ANSWERED,
+            STREAM_VALID,
+            _requirement(
+                "subagent/lifecycle",
+                "Every subagent's lifecycle is balanced",
+                """The SUB rules of the catalogue: a subagent is started once per run
+                (SUB-001, SUB-002) under a parent that was started (SUB-003), finished or
+                failed only while active (SUB-004) and before RUN_FINISHED (SUB-005), and
+                no event continues another subagent's message, call or step (SUB-006). A
+                client that nests a subagent's output under it shows a subagent left active
+                as running for good, and refuses the others.""",
+            ),
+            _requirement(
+                "subagent/spawned-by",
+                "A subagent names the call that spawned it",
+                """A SUBAGENT_STARTED's `parentToolCallId`, when given, names a tool call
+                the thread has (streamed in the run, before or after, in an earlier run, a
+                snapshot or the input), and its `parentMessageId` the message that holds
+                that call: the client shows the subagent inside that call's card, and
+                with a call it does not know, at the top level among the parent's own
+                output.""",
+            ),
+            _requirement(
+                "subagent/suspended",
+                "A suspended subagent waits on the run's interrupts",
+                """A SUBAGENT_FINISHED with outcome `{"type": "suspended", "interruptIds":
+                [...]}` ends a run whose RUN_FINISHED has an interrupt outcome naming each
+                of those ids (an interrupt it names that carries a `subagentRunId` names
+                that subagent). Only a subagent suspended because one under it
+                interrupted may leave `interruptIds` out. Otherwise the client shows the
+                subagent waiting on an answer nothing can give.""",
+            ),
+            _requirement(
+                "subagent/announced",
+                "Every subagentRunId an event carries was started",
+                """AG-UI 1.0 lets a backend tag events with `subagentRunId` without ever
+                sending SUBAGENT_STARTED (attribution alone), so an unannounced id is no
+                error; but a client then knows no name for it and no call to show it
+                under: @assistant-ui/react-ag-ui 0.0.58 renders its output at the top
+                level. A warning naming the first event of each such id.""",
+                "warning",
+            ),
+        ),
+        "the SUBAGENT_STARTED, SUBAGENT_FINISHED and SUBAGENT_ERROR events of each run, the "
+        "events tagged `subagentRunId`, the calls and messages the spawning fields name, "
+        "and RUN_FINISHED's interrupt outcome; the run after the answer, when there is one; "
+        "how the client nests each subagent's message in its call's card",
+        "at least one subagent started, or events tagged with one, every lifecycle balanced, "
+        "every spawning call known and every suspended subagent waiting on the run's "
+        "interrupts; with no subagent at all the probe does not apply",
+        {
+            "message": "Hand this task to a subagent: say hello.",
+            "payload": {"approved": True},
+        },
     ),
 )
 

@@ -134,6 +134,15 @@ class Client:
     async def say(self, text: str) -> None:
         await self.act(self.runtime.append(text))
 
+    def said(self) -> str:
+        """The text the assistant said in the thread, its text parts joined."""
+        return " ".join(
+            p.get("text", "")
+            for m in self.runtime.thread()[1:]
+            for p in m.get("content", [])
+            if p.get("type") == "text"
+        )
+
     def results(self, run: int) -> dict[str, list[tuple[int, Any]]]:
         """The TOOL_CALL_RESULTs of run ``run`` by toolCallId: (event index, content)."""
         found: dict[str, list[tuple[int, Any]]] = {}

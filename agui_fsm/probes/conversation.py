@@ -187,17 +187,8 @@ def _repeats(part: Mapping[str, Any], answered_calls: list[Mapping[str, Any]]) -
 
 
 def _saying(c: Client) -> str:
-    said = _said(c)
+    said = c.said()
     return f"it said {short(said)!r}" if said.strip() else "it said nothing"
-
-
-def _said(c: Client) -> str:
-    return " ".join(
-        p.get("text", "")
-        for m in c.runtime.thread()[1:]
-        for p in m.get("content", [])
-        if p.get("type") == "text"
-    )
 
 
 async def frontend_tool(s: Session, opts: dict[str, Any]) -> ProbeResult:
@@ -208,7 +199,7 @@ async def frontend_tool(s: Session, opts: dict[str, Any]) -> ProbeResult:
     calls = [p for p in c.tool_calls(c.runs) if p.get("toolName") == ECHO_TOOL]
     if not calls or any(f.severity == "error" for f in findings):
         na = (
-            f"the agent did not call {ECHO_TOOL} (it said {short(_said(c))!r}); set "
+            f"the agent did not call {ECHO_TOOL} (it said {short(c.said())!r}); set "
             "[tool.agui-fsm.probe.frontend-tool] message to words that make it call the tool"
         )
         return judge("frontend-tool", findings, c.runs, "", na, seen)

@@ -1,5 +1,5 @@
 """Playing the probes of :mod:`.catalogue` against a backend, in catalogue order, each one
-a conversation of its own (:mod:`.conversation`, :mod:`.transport`).
+a conversation of its own (:mod:`.conversation`, :mod:`.transport`, :mod:`.subagents`).
 
 Waits are bounded: the agent's own timeout (``HttpAgent``: connecting and each wait for the
 next bytes) and ``max_time`` (each exchange whole), and each probe as a whole. A connection
@@ -26,7 +26,7 @@ from agui_fsm.errors import (
     StallError,
     UsageError,
 )
-from agui_fsm.probes import conversation, transport
+from agui_fsm.probes import conversation, subagents, transport
 from agui_fsm.probes.catalogue import ANSWERED, PROBES, options_for
 from agui_fsm.probes.checks import judge
 from agui_fsm.probes.client import Session
@@ -46,6 +46,7 @@ PLAYS: Mapping[str, Callable[[Session, dict[str, Any]], Any]] = {
     "two-threads": transport.two_threads,
     "state": conversation.state,
     "snapshot-agrees": conversation.snapshot_agrees,
+    "subagent": subagents.subagent,
 }
 assert list(PLAYS) == list(PROBES), "every probe of the catalogue is played, in its order"
 

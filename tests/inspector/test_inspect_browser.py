@@ -197,6 +197,150 @@ def test_a_10k_event_trace(browser, tmp_path):
     assert console_errors(browser) == []
 
 
+def _nested(sid: str, name: str, status: dict, content: list, **agui: Any) -> dict[str, Any]:
+    """A subagent's message as a tool-call part carries it in ``messages`` (the thread's
+    shape: @assistant-ui/react-ag-ui 0.0.58's, the subagent's fields in
+    ``metadata.custom.agui``)."""
+    return {
+        "id": sid,
+        "role": "assistant",
+        "status": status,
+        "content": content,
+        "metadata": {"custom": {"agui": {"name": name, **agui}}},
+    }
+
+
+def _call(call_id: str, nested: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "type": "tool-call",
+        "toolCallId": call_id,
+        "toolName": "task",
+        "args": {},
+        "argsText": "{}",
+        "messages": nested,
+    }
+
+
+def _thread(s1_status: dict, s1_agui: dict, s2_status: dict, s2_agui: dict) -> dict[str, Any]:
+    """A thread whose call tc1 spawned subagent s1, whose call tc2 spawned s2."""
+    s2 = _nested("s2", "checker", s2_status, [{"type": "text", "text": "checking"}], **s2_agui)
+    s1_content = [{"type": "reasoning", "text": "thinking"}, _call("tc2", [s2])]
+    s1 = _nested("s1", "researcher", s1_status, s1_content, **s1_agui)
+    message = {
+        "id": "a1",
+        "role": "assistant",
+        "status": {"type": "running"},
+        "content": [{"type": "text", "text": "Delegating."}, _call("tc1", [s1])],
+        "metadata": {"custom": {}},
+    }
+    return {
+        "messages": [message],
+        "state": None,
+        "running": True,
+        "interrupts": [],
+        "pendingToolCalls": [],
+    }
+
+
+def test_nested_messages_built_by_hand(browser, tmp_path):
+    """A tool-call part's ``messages`` are drawn as nested messages, recursively: each with
+    its subagent's name, description, status (and error), result, error code, the interrupts
+    it waits on and its parts; the subagent machine's chart shows the state it moved to."""
+    from agui_fsm.conformance.findings import Report
+    from agui_fsm.inspector.encoding import RowFrames
+    from agui_fsm.inspector.record import Recording, Row, number_runs
+    from agui_fsm.trace import TakenTransition
+
+    running = {"type": "running"}
+    first = _thread(running, {"description": "looks things up"}, running, {})
+    suspended = {"type": "requires-action", "reason": "interrupt"}
+    failed = {"type": "incomplete", "reason": "error", "error": "quota exceeded"}
+    second = _thread(
+        suspended,
+        {"description": "looks things up", "interruptIds": ["int1"], "result": {"n": 1}},
+        failed,
+        {"errorCode": "quota", "parentSubagentRunId": "s1"},
+    )
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "researcher"},
+        {"type": "SUBAGENT_FINISHED", "subagentRunId": "s1", "outcome": {"type": "suspended"}},
+    ]
+    moves = [
+        [],
+        [TakenTransition("subagent", "s1", "absent", "SUBAGENT_STARTED", "running")],
+        [
+            TakenTransition(
+                "subagent", "s1", "running", "SUBAGENT_FINISHED", "requires_action_interrupt"
+            )
+        ],
+    ]
+    rows = [
+        Row("event", 0, i, i + 1, event, applied=True, transitions=taken)
+        for i, (event, taken) in enumerate(zip(events, moves, strict=True))
+    ]
+    rows.append(Row("end", 0, 3, label="end of stream"))
+    frames = RowFrames({"messages": [], "state": None, "running": False})
+    for value in (first, first, second, second):
+        frames.add(value)
+    recording = Recording(
+        "hand-built", "trace", "spec", True, rows, frames, Report(events=3), number_runs(rows)
+    )
+    recording.events_total = recording.events_shown = 3
+    page = tmp_path / "nested.html"
+    page.write_text(render_page(recording), encoding="utf-8")
+    open_page(browser, page)
+    css(browser, '.row[data-row="2"] .type').click()
+    outer = css(browser, '#thread .msg[data-message="a1"] .msg.nested[data-message="s1"]')
+    assert outer.get_attribute("data-subagent") == "researcher"
+    head = css(browser, '.msg.nested[data-message="s1"] > .mhead')
+    assert "SUBAGENT" in head.text and "researcher" in head.text
+    assert "requires-action · interrupt" in head.text
+    assert "changed" in css(browser, '.msg.nested[data-message="s1"] .status').get_attribute(
+        "class"
+    )
+    fields = css(browser, '.msg.nested[data-message="s1"] > .subagent-fields').text
+    assert "looks things up" in fields and "waits on interrupts" in fields and "int1" in fields
+    assert '"n": 1' in fields
+    inner = css(browser, '.msg.nested[data-message="s1"] .msg.nested[data-message="s2"]')
+    assert "incomplete · error" in inner.text and "quota exceeded" in inner.text
+    assert "error code" in inner.text and "quota" in inner.text and "checking" in inner.text
+    assert "spawned by subagent" in inner.text
+    assert "thinking" in outer.text  # the subagent's reasoning part
+    assert current_states(browser, "subagent") == ["requires_action_interrupt"]
+    taken = browser.find_elements("css selector", '.machine[data-machine="subagent"] g.edge.taken')
+    assert len(taken) == 1
+    changes = css(browser, "#changes").text
+    assert "message 0 (a1) › part 1 (tool-call tc1) › nested message 0 (s1)" in changes
+    browser.save_screenshot(str(tmp_path / "nested.png"))
+    assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize(
+    "vector", ["subagent_under_tool_call", "subagent_error", "subagent_over_deep_chain"]
+)
+def test_a_subagent_vector_shows_its_nested_messages(browser, vector, tmp_path):
+    """The runtime's own nested messages (the pending subagent vectors), at the end."""
+    path = ROOT / "specs" / "conformance" / "vectors-pending" / "vectors" / f"{vector}.json"
+    from selenium.webdriver.common.keys import Keys
+
+    recording = record_scenario(str(path))
+    open_page(browser, write_page(path, tmp_path / "page.html"))
+    press(browser, Keys.END)
+    assert selected_row(browser) == len(recording.rows) - 1
+    thread = recording.frames.value_at(len(recording.rows) - 1)
+    expected = _count_nested(thread["messages"])
+    assert expected and len(browser.find_elements("css selector", ".msg.nested")) == expected
+    browser.save_screenshot(str(tmp_path / f"{vector}.png"))
+    assert console_errors(browser) == []
+
+
+def _count_nested(messages: list[dict[str, Any]]) -> int:
+    parts = [p for m in messages for p in m.get("content", []) if isinstance(p, dict)]
+    nested = [n for p in parts for n in p.get("messages") or []]
+    return len(nested) + (_count_nested(nested) if nested else 0)
+
+
 def _lines(events: Any) -> Any:
     import json
 

@@ -18,13 +18,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agui_fsm.conformance.sources import check, read
+from agui_fsm.inspector.charts import machine_charts
 from agui_fsm.inspector.encoding import KEYFRAME_MAX_ROWS, RowFrames, apply_ops, diff
+from agui_fsm.inspector.reader import without_created_at
 from agui_fsm.inspector.record import Row, record_trace
 from agui_fsm.inspector.scenario import record_scenario
+from agui_fsm.machines import ALL_TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
 VECTORS = sorted((ROOT / "specs" / "conformance" / "vectors").glob("*.json"))
+PENDING = sorted((ROOT / "specs" / "conformance" / "vectors-pending" / "vectors").glob("*.json"))
 
 
 def benchmark_traces() -> Any:
@@ -35,10 +39,11 @@ def benchmark_traces() -> Any:
 
 
 def as_shown(thread: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``ThreadRuntime.thread()`` without what the page leaves out (wall-clock times)."""
+    """``ThreadRuntime.thread()`` without what the page leaves out (wall-clock times, also
+    of the nested messages)."""
     out = []
     for message in thread:
-        message = {k: v for k, v in message.items() if k != "createdAt"}
+        message = without_created_at(message)
         message["metadata"] = {k: v for k, v in message["metadata"].items() if k != "timing"}
         if message["role"] != "assistant":
             message.pop("status", None)
@@ -86,6 +91,57 @@ def test_every_row_of_a_vector_is_the_thread_the_runtime_held(path: Path):
     recording = record_scenario(str(path), observe=witness)
     check_rebuilt(recording, witness)
     assert recording.rows[-1].kind == "end"
+
+
+@pytest.mark.parametrize("profile", ["spec", "reference"])
+@pytest.mark.parametrize("path", PENDING, ids=[p.stem for p in PENDING])
+def test_every_row_of_a_subagent_vector_is_the_thread_the_runtime_held(path: Path, profile: str):
+    """The pending vectors spawn subagents: their nested messages, on the spawning calls'
+    parts, are read as the runtime holds them at every row (without their createdAt)."""
+    witness = Witness()
+    recording = record_scenario(str(path), profile=profile, observe=witness)
+    check_rebuilt(recording, witness)
+
+
+def test_nested_messages_are_shown_without_their_wall_clock_time():
+    path = ROOT / "specs/conformance/vectors-pending/vectors/subagent_under_tool_call.json"
+    recording = record_scenario(str(path))
+    thread = recording.frames.value_at(len(recording.rows) - 1)
+    (part,) = [p for m in thread["messages"] for p in m["content"] if p.get("messages")]
+    (nested,) = part["messages"]
+    assert "createdAt" not in nested
+    assert nested["id"] == "s1" and nested["status"] == {"type": "complete", "reason": "unknown"}
+    assert nested["metadata"]["custom"]["agui"] == {
+        "name": "researcher",
+        "description": "looks things up",
+        "result": {"answer": "sunny"},
+    }
+    assert nested["content"] == [{"type": "text", "text": "Sunny in Lyon"}]
+    # A row writes into the nested messages only when the subagent changed them: an unchanged
+    # part is the same value from row to row, and the diff passes over it.
+    writes = [
+        recording.rows[i].event["type"]
+        for i, d in enumerate(recording.frames.diffs)
+        if any(op[1][4:5] == ["messages"] for op in json.loads(d))
+    ]
+    assert writes == [
+        "SUBAGENT_STARTED",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "SUBAGENT_FINISHED",
+    ]
+
+
+@pytest.mark.parametrize("table", ALL_TABLES, ids=[t.name for t in ALL_TABLES])
+def test_every_declared_machine_is_drawn_with_each_of_its_edges_marked(table):
+    """The page is generic over the machines: one declared in ``agui_fsm.machines`` (the
+    subagent machine was the last to join) gets its chart, and each of its transitions is
+    found in it (an edge, or a row inside a box)."""
+    taken = {(table.name, s, e.trigger, e.dest) for e in table.transitions for s in e.source}
+    chart = machine_charts(taken)[table.name]
+    assert chart.svg is not None and f'data-machine="{table.name}"' in chart.svg
+    assert {(s, t, d) for _, s, t, d in taken} == {tuple(key.split("|")) for key in chart.marks}
+    assert all(mark[0] in ("edge", "row") for mark in chart.marks.values())
 
 
 @pytest.mark.parametrize("shape", ["text", "mixed", "tools", "state"])

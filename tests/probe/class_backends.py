@@ -67,9 +67,15 @@ def _last_user_text(inp: dict[str, Any]) -> str:
     return content if isinstance(content, str) else ""
 
 
-def sse_app(reply: Reply, *, thread_id: Callable[[dict[str, Any]], Any] | None = None) -> Starlette:
+def sse_app(
+    reply: Reply,
+    *,
+    thread_id: Callable[[dict[str, Any]], Any] | None = None,
+    outcome: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+) -> Starlette:
     """``POST /agent``: RUN_STARTED, ``reply(input)``, RUN_FINISHED as SSE. A body that is not
-    a JSON object is a 422; ``thread_id(input)`` stands for a missing threadId (None: 422)."""
+    a JSON object is a 422; ``thread_id(input)`` stands for a missing threadId (None: 422);
+    ``outcome(input)`` is RUN_FINISHED's outcome (None: none)."""
 
     async def agent(request: Request) -> Response:
         try:
@@ -89,6 +95,9 @@ def sse_app(reply: Reply, *, thread_id: Callable[[dict[str, Any]], Any] | None =
             *reply(inp),
             {"type": "RUN_FINISHED", "threadId": thread, "runId": run},
         ]
+        ending = outcome(inp) if outcome is not None else None
+        if ending is not None:
+            events[-1]["outcome"] = ending
 
         async def frames():
             for event in events:

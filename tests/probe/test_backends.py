@@ -41,11 +41,11 @@ def verdicts(*values: str) -> dict[str, str]:
 
 
 # text-turn, history, frontend-tool, interrupt-resume, disconnect, bad-request, two-threads,
-# state, snapshot-agrees
-PYDANTIC_AI = verdicts(P, NA, F, P, P, P, P, NA, NA)
-LANGGRAPH = verdicts(P, P, F, P, P, P, P, P, F)
-LLAMA_INDEX = verdicts(P, P, P, NA, P, P, P, P, F)
-STRANDS = verdicts(P, P, F, NA, P, P, P, P, P)
+# state, snapshot-agrees, subagent
+PYDANTIC_AI = verdicts(P, NA, F, P, P, P, P, NA, NA, NA)
+LANGGRAPH = verdicts(P, P, F, P, P, P, P, P, F, P)
+LLAMA_INDEX = verdicts(P, P, P, NA, P, P, P, P, F, NA)
+STRANDS = verdicts(P, P, F, NA, P, P, P, P, P, NA)
 
 
 def test_pydantic_ai() -> None:
@@ -67,9 +67,14 @@ def test_pydantic_ai() -> None:
 
 
 def test_pydantic_ai_finding_is_what_a_pre_1_0_client_lives() -> None:
-    """The verdict's consequence, shown: the reference profile (@assistant-ui/react-ag-ui
-    0.0.57) takes the success outcome as a finished turn and the tool result starts no run;
-    the spec profile resumes."""
+    """The verdict's consequence: @assistant-ui/react-ag-ui 0.0.57 takes a success outcome
+    with the client's call open as a finished turn (its frozen output of the vector
+    tool_result_outcome_success: the message complete), so the tool result starts no run;
+    0.0.58 (the reference profile) weighs the open call and resumes, as the spec profile
+    does, on the real adapter."""
+    frozen = Path(__file__).parents[2] / "specs/conformance/frozen/reference-0.0.57"
+    output = json.loads((frozen / "tool_result_outcome_success.json").read_text())
+    assert output["messages"][-1]["status"] == {"type": "complete", "reason": "unknown"}
     app = backend_module("pai_probe_backend").pydantic_ai_app
 
     async def runs_after_result(profile: str) -> int:
@@ -83,7 +88,7 @@ def test_pydantic_ai_finding_is_what_a_pre_1_0_client_lives() -> None:
         await runtime.add_tool_result(part["toolCallId"], {"x": 1})
         return runtime.run_count
 
-    assert asyncio.run(runs_after_result("reference")) == 1
+    assert asyncio.run(runs_after_result("reference")) == 2
     assert asyncio.run(runs_after_result("spec")) == 2
 
 

@@ -73,7 +73,8 @@ def test_a_backend_that_shows_nothing_earns_no_pass_for_what_it_did_not_show() -
         run = staticmethod(silent)
 
     report = probe(Agent(), timeout=1)
-    for name in ("history", "frontend-tool", "interrupt-resume", "state", "snapshot-agrees"):
+    quiet = ("history", "frontend-tool", "interrupt-resume", "state", "snapshot-agrees", "subagent")
+    for name in quiet:
         assert report[name].verdict == "n/a", name
     for result in report.results:
         if result.verdict == "pass":

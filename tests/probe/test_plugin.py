@@ -59,6 +59,6 @@ def test_a_failing_probe_fails_the_test_with_the_report(pytester: pytest.Pyteste
 def test_the_progress_line_names_the_probe_and_clears() -> None:
     out = io.StringIO()
     progress = ProbeProgress(out)
-    progress.show("frontend-tool", 3, 9)
+    progress.show("frontend-tool", 3, 10)
     progress.clear()
-    assert out.getvalue() == "\r\033[Kagui-fsm probe: [3/9] frontend-tool\r\033[K"
+    assert out.getvalue() == "\r\033[Kagui-fsm probe: [3/10] frontend-tool\r\033[K"

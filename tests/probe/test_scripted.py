@@ -33,6 +33,7 @@ EXPECTED = {
     "two-threads": ("two-threads/apart", 0, "RUN_STARTED"),
     "state": ("state/applies", 0, "STATE_DELTA"),
     "snapshot-agrees": ("SNAP-006", 0, "MESSAGES_SNAPSHOT"),
+    "subagent": ("subagent/spawned-by", 0, "SUBAGENT_STARTED"),
 }
 
 
@@ -50,7 +51,7 @@ def test_the_catalogue_and_the_faults_cover_every_probe() -> None:
 
 
 def test_every_probe_passes_on_the_scripted_backend_over_http(tmp_path: Path) -> None:
-    """uvicorn on 127.0.0.1, `agui-fsm probe` as a process: nine passes, exit status 0."""
+    """uvicorn on 127.0.0.1, `agui-fsm probe` as a process: ten passes, exit status 0."""
     report_file = tmp_path / "probe.json"
     with LocalServer(probe_app()) as server:
         url = server.url + "/agent"
@@ -60,9 +61,9 @@ def test_every_probe_passes_on_the_scripted_backend_over_http(tmp_path: Path) ->
     assert [line.split()[:2] for line in lines[: len(PROBES)]] == [
         ["pass", name] for name in PROBES
     ]
-    assert lines[-1] == f"{url}: 9 probes: 9 passed, 0 failed, 0 not applicable"
+    assert lines[-1] == f"{url}: 10 probes: 10 passed, 0 failed, 0 not applicable"
     written = json.loads(report_file.read_text())
-    assert (written["passed"], written["failed"], written["target"]) == (9, 0, url)
+    assert (written["passed"], written["failed"], written["target"]) == (10, 0, url)
     assert done.stderr == ""  # no progress line when stderr is not a terminal
 
 
@@ -138,7 +139,14 @@ def test_a_probe_that_does_not_apply_says_why() -> None:
     report = probe(Agent(), timeout=1)
     verdicts = report.verdicts()
     assert verdicts["text-turn"] == "pass" and report.ok
-    not_applicable = ("history", "frontend-tool", "interrupt-resume", "bad-request", "state")
+    not_applicable = (
+        "history",
+        "frontend-tool",
+        "interrupt-resume",
+        "bad-request",
+        "state",
+        "subagent",
+    )
     for name in (*not_applicable, "snapshot-agrees"):
         assert verdicts[name] == "n/a", name
     assert report["frontend-tool"].reason.startswith(
@@ -149,7 +157,7 @@ def test_a_probe_that_does_not_apply_says_why() -> None:
     assert report["interrupt-resume"].reason.startswith("the agent did not ask for approval")
     assert "not an HTTP endpoint" in report["bad-request"].reason
     junit = ET.fromstring(render("junit", report))
-    assert junit.get("skipped") == "6"
+    assert junit.get("skipped") == "7"
 
 
 def test_probe_options_and_their_errors() -> None:
