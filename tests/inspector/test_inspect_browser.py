@@ -320,8 +320,8 @@ def test_nested_messages_built_by_hand(browser, tmp_path):
     "vector", ["subagent_under_tool_call", "subagent_error", "subagent_over_deep_chain"]
 )
 def test_a_subagent_vector_shows_its_nested_messages(browser, vector, tmp_path):
-    """The runtime's own nested messages (the pending subagent vectors), at the end."""
-    path = ROOT / "specs" / "conformance" / "vectors-pending" / "vectors" / f"{vector}.json"
+    """The runtime's own nested messages (subagent vectors), at the end."""
+    path = ROOT / "specs" / "conformance" / "vectors" / f"{vector}.json"
     from selenium.webdriver.common.keys import Keys
 
     recording = record_scenario(str(path))

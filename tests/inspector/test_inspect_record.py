@@ -28,7 +28,7 @@ from agui_fsm.machines import ALL_TABLES
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
 VECTORS = sorted((ROOT / "specs" / "conformance" / "vectors").glob("*.json"))
-PENDING = sorted((ROOT / "specs" / "conformance" / "vectors-pending" / "vectors").glob("*.json"))
+SUBAGENT_VECTORS = [p for p in VECTORS if p.stem.startswith("subagent_")]
 
 
 def benchmark_traces() -> Any:
@@ -94,9 +94,9 @@ def test_every_row_of_a_vector_is_the_thread_the_runtime_held(path: Path):
 
 
 @pytest.mark.parametrize("profile", ["spec", "reference"])
-@pytest.mark.parametrize("path", PENDING, ids=[p.stem for p in PENDING])
+@pytest.mark.parametrize("path", SUBAGENT_VECTORS, ids=[p.stem for p in SUBAGENT_VECTORS])
 def test_every_row_of_a_subagent_vector_is_the_thread_the_runtime_held(path: Path, profile: str):
-    """The pending vectors spawn subagents: their nested messages, on the spawning calls'
+    """The subagent vectors: their nested messages, on the spawning calls'
     parts, are read as the runtime holds them at every row (without their createdAt)."""
     witness = Witness()
     recording = record_scenario(str(path), profile=profile, observe=witness)
@@ -104,7 +104,7 @@ def test_every_row_of_a_subagent_vector_is_the_thread_the_runtime_held(path: Pat
 
 
 def test_nested_messages_are_shown_without_their_wall_clock_time():
-    path = ROOT / "specs/conformance/vectors-pending/vectors/subagent_under_tool_call.json"
+    path = ROOT / "specs/conformance/vectors/subagent_under_tool_call.json"
     recording = record_scenario(str(path))
     thread = recording.frames.value_at(len(recording.rows) - 1)
     (part,) = [p for m in thread["messages"] for p in m["content"] if p.get("messages")]
