@@ -6,9 +6,10 @@ them. ``--help`` lists each one with the one-line help kept here (a test holds i
 the command's own).
 
 Exit statuses shared by every subcommand: 0 success, 1 the input is invalid (``validate``) or
-a probe failed (``probe``), 2 a usage, connection or I/O error, and :data:`INTERNAL_ERROR`
-(70, ``EX_SOFTWARE``) when agui-fsm itself failed: a bug, reported in one line (``--debug``
-prints the traceback), so a CI job never mistakes a crash for a failing backend.
+a probe failed (``probe``), 2 a usage, connection or I/O error, 130 interrupted (Ctrl-C), and
+:data:`INTERNAL_ERROR` (70, ``EX_SOFTWARE``) when agui-fsm itself failed: a bug, reported in
+one line (``--debug`` prints the traceback), so a CI job never mistakes a crash for a failing
+backend. docs/cli.md lists them per command.
 """
 
 from __future__ import annotations
@@ -119,14 +120,33 @@ INTERNAL_ERROR = 70
 """Exit status of an unexpected exception (sysexits.h ``EX_SOFTWARE``)."""
 
 
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT, as a shell reports it)."""
+
+
 class _Guarded(LazyGroup):
-    """Turns an escaped exception into one line on stderr and :data:`INTERNAL_ERROR`."""
+    """Every answer in one line on stderr: a usage error (``agui-fsm CMD: what; see
+    agui-fsm CMD --help``, exit 2), Ctrl-C (:data:`INTERRUPTED`), and an escaped exception
+    (:data:`INTERNAL_ERROR`)."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+        except click.exceptions.NoArgsIsHelpError:
             raise
+        except click.exceptions.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            click.echo(f"{where}: {exc.format_message()} (see {where} --help)", err=True)
+            ctx.exit(exc.exit_code)
+        except click.exceptions.ClickException as exc:
+            where = getattr(exc, "where", None) or _command_path(ctx)
+            click.echo(f"{where}: {exc.format_message()}", err=True)
+            ctx.exit(exc.exit_code)
+        except (click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo(f"\n{_command_path(ctx)}: interrupted", err=True)
+            ctx.exit(INTERRUPTED)
         except Exception as exc:  # noqa: BLE001 - the last line of defence, by design
             if ctx.params.get("debug") or os.environ.get("AGUI_FSM_DEBUG"):
                 import traceback
@@ -143,6 +163,12 @@ class _Guarded(LazyGroup):
             ctx.exit(INTERNAL_ERROR)
 
 
+def _command_path(ctx: click.Context) -> str:
+    """``agui-fsm CMD``: the subcommand being run, when there is one."""
+    sub = ctx.invoked_subcommand
+    return f"{ctx.command_path} {sub}" if sub else ctx.command_path
+
+
 @click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="agui-fsm")
 @click.option(
@@ -157,8 +183,8 @@ def main(debug: bool) -> None:
     runtime, draw and export the declared machines.
 
     Exit status: 0 success, 1 invalid input (validate) or a failed probe (probe), 2 usage,
-    connection or I/O error,
-    70 internal error (a bug in agui-fsm).
+    connection or I/O error, 70 internal error (a bug in agui-fsm), 130 interrupted.
+    Every command writes with -o/--output [FORMAT=]PATH and --format NAME.
     """
 
 
