@@ -21,7 +21,7 @@ import click
 from agui_fsm.errors import AguiFsmError
 from agui_fsm.http import HttpAgent
 from agui_fsm.replay.normalize import IdNormalizer, input_strings, normalize_output
-from agui_fsm.replay.runner import message_output
+from agui_fsm.replay.runner import thread_output
 from agui_fsm.runtime import ThreadRuntime
 from agui_fsm.runtime.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
@@ -289,13 +289,6 @@ def chat(
         session = Chat(runtime, ask, printer, after_turn)
         asyncio.run(session.run())
     if script is not None:
-        output = {
-            "messages": [message_output(m.to_dict()) for m in runtime.messages],
-            "state": runtime.state,
-            "isRunning": runtime.is_running,
-            "runs": runtime.run_count,
-            "interrupts": [dict(i) for i in runtime.pending_interrupts],
-            "errors": session.errors,
-        }
+        output = thread_output(runtime, session.errors)
         json.dump(normalize_output(output, None, rename), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -157,7 +157,7 @@ class RowRecorder:
             self.observe(row, self.runtime)
 
 
-def _decoded(frame: Frame) -> tuple[Any, str | None]:
+def decoded_frame(frame: Frame) -> tuple[Any, str | None]:
     """The frame's event and, when it has none, what to show instead."""
     if frame.problem is not None:
         return None, f"{frame.problem[0]}: {frame.problem[1]}"
@@ -258,7 +258,7 @@ def record_trace(
     report = check(keep(frames), validator=Validator(levels))
     rows = []
     for position, frame in enumerate(kept):
-        event, text = _decoded(frame)
+        event, text = decoded_frame(frame)
         rows.append(Row("event", 0, position, frame.line, event, text))
     shown = len(rows)
     whole = shown == total
