@@ -1,4 +1,4 @@
-"""The declared machines as a TypeScript module (``agui-fsm spec export --lang ts``).
+"""The declared machines as a TypeScript module (``agui-fsm spec export --format ts``).
 
 Written from :func:`agui_fsm.spec.export_spec`, the data ``specs/machines.json`` holds and
 the diagrams are drawn from, so a port imports the tables rather than re-typing them: per
@@ -16,7 +16,7 @@ from typing import Any
 
 from agui_fsm.spec import export_spec
 
-COMMAND = "agui-fsm spec export --lang ts"
+COMMAND = "agui-fsm spec export --format ts"
 
 _PRELUDE = """\
 /** A behaviour profile: `spec` is AG-UI 1.0 with every invariant holding (the default);

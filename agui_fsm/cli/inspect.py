@@ -13,6 +13,13 @@ import click
 
 from agui_fsm.cli.config import rule_levels, settings_for
 from agui_fsm.cli.inputs import failing, open_source, source_options
+from agui_fsm.cli.outputs import (
+    check_writable,
+    output_help,
+    output_option,
+    parse_target,
+    write_target,
+)
 from agui_fsm.conformance.sources import SourceError
 from agui_fsm.errors import UsageError
 from agui_fsm.inspector.record import DEFAULT_MAX_ROWS
@@ -21,37 +28,10 @@ from agui_fsm.machines.table import PROFILES
 _fail = failing("inspect")
 
 
-def _is_scenario(path: str) -> bool:
-    """A JSON document that is one object with ``runs`` or ``steps`` (a trace is JSON Lines,
-    a JSON array or SSE). Only the first value is parsed: JSON Lines stop at line two."""
-    import json
-
-    try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16).lstrip()
-            if not head.startswith(b"{"):
-                return False
-            text = (head + f.read()).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    try:
-        value, _ = json.JSONDecoder().raw_decode(text)
-    except ValueError:
-        return False
-    return isinstance(value, dict) and "type" not in value and ("runs" in value or "steps" in value)
-
-
 @click.command()
 @click.argument("source", required=False, metavar="[PATH|-]")
 @source_options
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("inspect.html"),
-    show_default=True,
-    help="The HTML file to write.",
-)
+@output_option(output_help("the HTML page", default="inspect.html"), default="inspect.html")
 @click.option(
     "--profile",
     type=click.Choice(PROFILES),
@@ -94,7 +74,7 @@ def inspect(
     timeout: float,
     input_format: str,
     max_line_bytes: int,
-    output: Path,
+    output: str,
     profile: str,
     lenient: bool,
     levels_given: tuple[str, ...],
@@ -112,18 +92,21 @@ def inspect(
     from agui_fsm.inspector.page import render_page
     from agui_fsm.inspector.record import record_trace
     from agui_fsm.inspector.scenario import record_scenario
+    from agui_fsm.replay.trace import looks_like_scenario
 
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     if url is None and (body is not None or headers):
         raise click.UsageError("--body and --header go with --url")
+    target = parse_target(output, ["html"], "html")
+    check_writable(target.path)
     try:
         settings = settings_for(config)
     except UsageError as exc:
         _fail(str(exc))
     levels = {**settings.rules, **rule_levels(levels_given)}
     options = {"profile": profile, "lenient": lenient, "levels": levels, "max_rows": max_events}
-    if source not in (None, "-") and _is_scenario(source):
+    if source not in (None, "-") and looks_like_scenario(source):
         try:
             recording = record_scenario(source, **options)
         except UsageError as exc:
@@ -150,10 +133,9 @@ def inspect(
         finally:
             opened.close()
     page = render_page(recording, docs_url=settings.docs_url)
-    try:
-        output.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}")
+    write_target(target, page)
+    if target.path is None:
+        return
     from agui_fsm.conformance.report import summary_line
 
     shown, total = recording.events_shown, recording.events_total
@@ -164,4 +146,4 @@ def inspect(
     else:
         steps = f"the first {shown} of {total} events (--max-events)"
     click.echo(summary_line(recording.name, recording.report))
-    click.echo(f"wrote {output} ({len(page.encode()) // 1024} KiB): {steps}")
+    click.echo(f"wrote {target.path} ({len(page.encode()) // 1024} KiB): {steps}")
