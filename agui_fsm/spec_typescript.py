@@ -14,13 +14,14 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from agui_fsm import REFERENCE_RELEASE
 from agui_fsm.spec import export_spec
 
 COMMAND = "agui-fsm spec export --format ts"
 
 _PRELUDE = """\
 /** A behaviour profile: `spec` is AG-UI 1.0 with every invariant holding (the default);
- * `reference` reproduces @assistant-ui/react-ag-ui 0.0.57 exactly. */
+ * `reference` reproduces {reference} exactly. */
 export type Profile = {profiles};
 export const PROFILES: readonly Profile[] = [{profile_list}];
 
@@ -168,6 +169,7 @@ def export_typescript(spec: dict[str, Any] | None = None) -> str:
         "// agui-fsm's machine tables, the data of specs/machines.json and the diagrams.\n\n"
     )
     prelude = _PRELUDE.format(
+        reference=REFERENCE_RELEASE,
         profiles=_union(profiles),
         profile_list=", ".join(json.dumps(p) for p in profiles),
         events=_type(

@@ -25,7 +25,7 @@ import sys
 
 import click
 
-from agui_fsm.cli.options import jobs_option
+from agui_fsm.cli.options import jobs_option, profile_option
 from agui_fsm.cli.outputs import check_writable, output_option, parse_target, renamed, write_text
 from agui_fsm.cli.progress import for_terminal_search
 from agui_fsm.conformance.report import plural
@@ -45,7 +45,6 @@ from agui_fsm.explore import (
     waive,
 )
 from agui_fsm.invariants import ALL_INVARIANTS
-from agui_fsm.machines.table import PROFILES
 from agui_fsm.runtime.settings import QUEUE_POLICIES
 
 
@@ -77,14 +76,7 @@ from agui_fsm.runtime.settings import QUEUE_POLICIES
     type=click.Choice([i.name for i in ALL_INVARIANTS]),
     help="Leave an invariant out (repeatable); the report names what was skipped.",
 )
-@click.option(
-    "--profile",
-    type=click.Choice(PROFILES),
-    default="spec",
-    show_default=True,
-    help="The runtime's behaviour profile: spec (AG-UI 1.0, the default) or reference "
-    "(@assistant-ui/react-ag-ui 0.0.57, its defects included).",
-)
+@profile_option("The runtime's behaviour profile")
 @click.option(
     "--queue-policy",
     type=click.Choice(["queue", "refuse", "overlap"]),

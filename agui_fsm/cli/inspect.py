@@ -13,6 +13,7 @@ import click
 
 from agui_fsm.cli.config import rule_levels, settings_for
 from agui_fsm.cli.inputs import failing, open_source, source_options
+from agui_fsm.cli.options import profile_option
 from agui_fsm.cli.outputs import (
     check_writable,
     output_help,
@@ -23,7 +24,6 @@ from agui_fsm.cli.outputs import (
 from agui_fsm.conformance.sources import SourceError
 from agui_fsm.errors import UsageError
 from agui_fsm.inspector.record import DEFAULT_MAX_ROWS
-from agui_fsm.machines.table import PROFILES
 
 _fail = failing("inspect")
 
@@ -32,14 +32,7 @@ _fail = failing("inspect")
 @click.argument("source", required=False, metavar="[PATH|-]")
 @source_options
 @output_option(output_help("the HTML page", default="inspect.html"), default="inspect.html")
-@click.option(
-    "--profile",
-    type=click.Choice(PROFILES),
-    default="spec",
-    show_default=True,
-    help="The client's behaviour: spec (AG-UI 1.0, every invariant holding) or reference "
-    "(@assistant-ui/react-ag-ui 0.0.57 exactly).",
-)
+@profile_option("The client's behaviour")
 @click.option(
     "--lenient",
     is_flag=True,

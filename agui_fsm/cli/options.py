@@ -1,5 +1,5 @@
-"""``--jobs``, for the commands that share their work among processes (``validate DIR``,
-``check``)."""
+"""Options several commands share: ``--jobs`` (``validate DIR``, ``check``) and ``--profile``
+(``check``, ``inspect``, ``replay``, ``vectors``)."""
 
 from __future__ import annotations
 
@@ -18,4 +18,20 @@ def jobs_option(what: str) -> Callable[[Any], Any]:
         default=1,
         show_default=True,
         help=f"{what}: worker processes (0: one per core).",
+    )
+
+
+def profile_option(lead: str, after: str = "") -> Callable[[Any], Any]:
+    """``--profile spec|reference``; its help names the reference release
+    (:data:`agui_fsm.REFERENCE_RELEASE`, the one place it is written)."""
+    from agui_fsm import REFERENCE_RELEASE
+    from agui_fsm.machines.table import PROFILES
+
+    return click.option(
+        "--profile",
+        type=click.Choice(PROFILES),
+        default="spec",
+        show_default=True,
+        help=f"{lead}: spec (AG-UI 1.0, every invariant holding) or reference "
+        f"({REFERENCE_RELEASE} exactly, its defects included){after}.",
     )

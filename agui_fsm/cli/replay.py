@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from agui_fsm import jsonwire
+from agui_fsm.cli.options import profile_option
 from agui_fsm.cli.outputs import (
     CannotRead,
     Target,
@@ -31,7 +32,6 @@ from agui_fsm.cli.outputs import (
 )
 from agui_fsm.conformance.report import plural
 from agui_fsm.jsonwire import dumps_text
-from agui_fsm.machines.table import PROFILES
 from agui_fsm.replay import Scenario, ScenarioError
 from agui_fsm.replay.normalize import IdNormalizer, input_strings
 from agui_fsm.replay.runner import Replay
@@ -59,14 +59,7 @@ from agui_fsm.trace import tracing
     is_flag=True,
     help="Record protocol violations as diagnostics instead of failing the run.",
 )
-@click.option(
-    "--profile",
-    type=click.Choice(PROFILES),
-    default="spec",
-    show_default=True,
-    help="spec: AG-UI 1.0 with every invariant holding; reference: "
-    "@assistant-ui/react-ag-ui 0.0.57 exactly (compare specs/conformance/reference/).",
-)
+@profile_option("The runtime's behaviour", " (compare specs/conformance/reference/)")
 @click.option(
     "--batch",
     is_flag=True,

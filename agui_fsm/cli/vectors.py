@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from agui_fsm.cli.options import profile_option
 from agui_fsm.cli.outputs import (
     CannotWrite,
     check_targets,
@@ -20,7 +21,6 @@ from agui_fsm.cli.outputs import (
     renamed_argument,
     write_target,
 )
-from agui_fsm.machines.table import PROFILES
 from agui_fsm.vectors.catalogue import Catalogue, CatalogueError, export_kit, load_catalogue
 from agui_fsm.vectors.driver import DEFAULT_TIMEOUT, Driver, DriverError
 from agui_fsm.vectors.report import read_known, run_vectors
@@ -35,14 +35,7 @@ VECTORS_OPTION = click.option(
 )
 RUN_FORMATS = ["text", "json", "junit"]
 RUN_SUFFIXES = {".txt": "text", ".json": "json", ".xml": "junit"}
-PROFILE_OPTION = click.option(
-    "--profile",
-    type=click.Choice(PROFILES),
-    default="spec",
-    show_default=True,
-    help="Whose output the port must print: spec (AG-UI 1.0, every invariant holding) or "
-    "reference (@assistant-ui/react-ag-ui 0.0.57 exactly).",
-)
+PROFILE_OPTION = profile_option("Whose output the port must print")
 
 
 def _catalogue(vectors_dir: Path | None) -> Catalogue:

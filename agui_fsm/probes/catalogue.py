@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from agui_fsm import REFERENCE_RELEASE
+
 DOCS_PAGE = "docs/probe.md"
 """The page that documents every probe and requirement (its catalogue section generated from
 this module); ``agui-fsm probe --list`` prints the same from the package."""
@@ -143,12 +145,12 @@ _PROBES: tuple[ProbeSpec, ...] = (
             _requirement(
                 "frontend-tool/left-open",
                 "The run leaves the client's tool call to the client, and says so",
-                """The backend sends no result for a call of a tool the client declared, and
+                f"""The backend sends no result for a call of a tool the client declared, and
                 ends the run in words the client reads as "waiting": to a client that
                 declared protocolVersion 1.0, outcome success (with pendingToolCallIds, or
                 without, the client then derives them); to one that declared none, no
                 outcome at all. Before AG-UI 1.0 a success outcome means the turn is
-                complete: @assistant-ui/react-ag-ui 0.0.57 (agui-fsm's reference profile)
+                complete: {REFERENCE_RELEASE} (agui-fsm's reference profile)
                 shows it so and never resumes after the tool's result.""",
             ),
             _requirement(
