@@ -129,13 +129,13 @@ def inspect(
     write_target(target, page)
     if target.path is None:
         return
-    from agui_fsm.conformance.report import summary_line
+    from agui_fsm.conformance.report import plural, summary_line
 
     shown, total = recording.events_shown, recording.events_total
     if shown == total:
-        steps = f"{shown} events"
+        steps = plural(shown, "event")
     elif recording.kind == "scenario":
-        steps = f"{shown} of the {total} events of its run lists streamed"
+        steps = f"{shown} of the {plural(total, 'event')} of its run lists streamed"
     else:
         steps = f"the first {shown} of {total} events (--max-events)"
     click.echo(summary_line(recording.name, recording.report))

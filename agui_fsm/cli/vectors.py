@@ -21,6 +21,7 @@ from agui_fsm.cli.outputs import (
     renamed_argument,
     write_target,
 )
+from agui_fsm.conformance.report import plural
 from agui_fsm.vectors.catalogue import Catalogue, CatalogueError, export_kit, load_catalogue
 from agui_fsm.vectors.driver import DEFAULT_TIMEOUT, Driver, DriverError
 from agui_fsm.vectors.report import read_known, run_vectors
@@ -95,7 +96,8 @@ def export(output: str | None, vectors_dir: Path | None) -> None:
         raise click.UsageError(str(exc)) from exc
     except OSError as exc:
         raise CannotWrite(f"cannot write {out}: {exc.strerror or exc}") from exc
-    click.echo(f"{out}: {len(catalogue.vectors)} vectors, {len(written)} files")
+    counts = f"{plural(len(catalogue.vectors), 'vector')}, {plural(len(written), 'file')}"
+    click.echo(f"{out}: {counts}")
 
 
 @vectors.command("run")

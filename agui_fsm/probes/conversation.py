@@ -7,6 +7,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from agui_fsm.conformance.report import plural
 from agui_fsm.errors import AguiFsmError
 from agui_fsm.probes.catalogue import ECHO_TOOL
 from agui_fsm.probes.checks import (
@@ -36,7 +37,8 @@ async def text_turn(s: Session, opts: dict[str, Any]) -> ProbeResult:
                     findings.append(Finding("text-turn/ids", message, number, index, "RUN_STARTED"))
     events = sum(len(r.events) for r in c.runs)
     passed = (
-        f"a valid stream of {events} events; RUN_STARTED carries the request's threadId and runId"
+        f"a valid stream of {plural(events, 'event')}; RUN_STARTED carries the request's "
+        "threadId and runId"
     )
     return judge("text-turn", findings, c.runs, passed)
 
@@ -128,7 +130,7 @@ async def history(s: Session, opts: dict[str, Any]) -> ProbeResult:
         findings += history_findings(record, number)
         snapshots += len(of_type(record, "MESSAGES_SNAPSHOT"))
     sent = len(c.runs[0].input.get("messages", [])) if c.runs else 0
-    passed = f"took a conversation of {sent} messages" + (
+    passed = f"took a conversation of {plural(sent, 'message')}" + (
         f"; {snapshots} MESSAGES_SNAPSHOT kept every message under its id"
         if snapshots
         else "; no MESSAGES_SNAPSHOT to compare with it"
@@ -311,6 +313,11 @@ async def snapshot_agrees(s: Session, opts: dict[str, Any]) -> ProbeResult:
     for number, record in enumerate(c.runs):
         findings += stream_findings(record, number, snapshot_rules=True)
     snapshots = sum(len(of_type(r, "MESSAGES_SNAPSHOT")) for r in c.runs)
-    na = None if snapshots else f"the backend sent no MESSAGES_SNAPSHOT in {len(c.runs)} runs"
-    passed = f"{snapshots} MESSAGES_SNAPSHOT in {len(c.runs)} runs agree with what was streamed"
+    na = (
+        None
+        if snapshots
+        else f"the backend sent no MESSAGES_SNAPSHOT in {plural(len(c.runs), 'run')}"
+    )
+    runs = plural(len(c.runs), "run")
+    passed = f"{snapshots} MESSAGES_SNAPSHOT in {runs} agree with what was streamed"
     return judge("snapshot-agrees", findings, c.runs, passed, na)

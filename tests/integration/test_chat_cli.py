@@ -68,7 +68,7 @@ def test_scripted_chat_prints_the_normalized_thread(scripted_server, tmp_path: P
     assert "assistant> Hello there." in shown
     assert '[tool weather({"city": "Paris"})] -> "sunny"' in shown
     assert 'result of confirm({"q": "ship it?"}) as JSON> {"ok": true}' in shown
-    assert "interrupt int1 (Proceed?): JSON answer or 'cancel'> " in shown
+    assert "the agent asks: Proceed?: a JSON answer, or 'cancel'> " in shown
     assert "(thinking) pondering" in shown
     assert "tool_call\tcall_confirm\targs_ended\trun_settled\tawaiting_result" in shown
 
