@@ -49,7 +49,7 @@ for _plans in _ARGS.values():
 MAX_CARRIED_TOOL_CALLS = 10_000
 """Unresolved tool calls kept across run boundaries for cross-run results; beyond it the
 oldest are forgotten (their late results then read as TOOL-007), so memory stays bounded.
-For TOOL-012 the ids of the previous run's finished calls are kept too, one run back only."""
+For TOOL-012 the ids of the earlier runs' finished calls are kept too, as many at most."""
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -97,7 +97,8 @@ class ToolCalls:
         self.known_messages = known_messages
         self.record = record
         self.calls: dict[str, ToolCall] = {}
-        self.earlier: frozenset[str] = frozenset()  # the previous run's finished calls
+        # The ids of earlier runs' finished calls, oldest first (TOOL-012 at any distance).
+        self.earlier: dict[str, None] = {}
         self.run = 0
         # The calls this run opened or changed. A call carried from an earlier run that
         # nothing touched is still as the last run boundary left it, so run boundaries
@@ -120,9 +121,13 @@ class ToolCalls:
             for tid in self.touched
             if (call := calls.get(tid)) is not None and call.lc.state in _TERMINAL
         ]
+        earlier = self.earlier
         for tid in done:
             del calls[tid]
-        self.earlier = frozenset(done)
+            earlier.pop(tid, None)
+            earlier[tid] = None
+        for _ in range(len(earlier) - MAX_CARRIED_TOOL_CALLS):
+            del earlier[next(iter(earlier))]
         self.touched.clear()
         for _ in range(len(self.calls) - MAX_CARRIED_TOOL_CALLS):
             del self.calls[next(iter(self.calls))]
@@ -181,7 +186,9 @@ class ToolCalls:
                 return False
         elif old is not None or tid in self.earlier:
             where = "an earlier run" if old is None or old.streamed else "the thread's history"
-            state = f" (still {old.lc.state})" if old is not None else ""
+            state = ""
+            if old is not None:
+                state = f" ({'' if old.lc.state in _TERMINAL else 'still '}{old.lc.state})"
             if not report(
                 "TOOL-012",
                 f"toolCallId {tid!r} already names a tool call of {where}{state}; the thread "
