@@ -68,8 +68,8 @@ class Found:
     """Trace files git ignores."""
 
     def skipped_line(self) -> str | None:
-        """``skipped 3 folders (.git, .venv, node_modules) and 2 files git ignores``, or None
-        when nothing was skipped."""
+        """``skipped 3 folders (.git, .venv, node_modules) and 2 files git ignores ...``, or
+        None when nothing was skipped."""
         parts = []
         folders = self.skipped_folders
         if folders:
@@ -78,12 +78,13 @@ class Found:
             )
             parts.append(f"{_count(len(folders), 'folder')} ({names})")
         if self.excluded_files:
-            parts.append(f"{_count(self.excluded_files, 'file')} --exclude names")
+            parts.append(f"{_count(self.excluded_files, 'file')} matching --exclude")
         if self.ignored_files:
             parts.append(f"{_count(self.ignored_files, 'file')} git ignores")
         if not parts:
             return None
-        return "skipped " + " and ".join(parts) + " (--exclude GLOB skips more; docs/cli.md)"
+        listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        return f"skipped {listed} (--exclude GLOB skips more; docs/cli.md)"
 
     def as_dict(self) -> dict[str, object]:
         return {
