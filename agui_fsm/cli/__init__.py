@@ -240,6 +240,6 @@ def run() -> None:
     if not isinstance(sys.stdout, ReaderSafeStdout):
         sys.stdout = ReaderSafeStdout(sys.stdout)
     try:
-        main()
+        main(prog_name="agui-fsm")  # also as `python -m agui_fsm`: messages name the command
     finally:
         gc.freeze()

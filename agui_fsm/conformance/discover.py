@@ -213,7 +213,7 @@ def _git_ignored(top: Path, paths: list[Path]) -> set[str]:
 
 def _ignores(folder: str, path: str) -> bool:
     done = subprocess.run(
-        ["git", "-C", folder, "check-ignore", "-q", path],
+        ["git", "-C", folder, "check-ignore", "-q", "--no-index", path],
         capture_output=True,
         timeout=30,
     )

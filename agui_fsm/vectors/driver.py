@@ -16,7 +16,7 @@ import signal
 import subprocess
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,17 +69,27 @@ class Driver:
     batch: bool = False
     timeout: float = DEFAULT_TIMEOUT
     jobs: int = 1
+    running: set[subprocess.Popen[bytes]] = field(default_factory=set, compare=False, repr=False)
+    """The driver processes now running (stopped at once when the run is interrupted)."""
 
     def replies(self, paths: Sequence[Path]) -> list[Reply]:
-        """One reply per scenario file, in order (``jobs`` processes at a time)."""
+        """One reply per scenario file, in order (``jobs`` processes at a time). Ctrl-C (or
+        any error here) ends the driver processes still running, not after their time-out."""
         paths = [Path(p).resolve() for p in paths]
         jobs = max(1, min(self.jobs, len(paths)))
         with ThreadPoolExecutor(jobs) as pool:
-            if not self.batch:
-                return list(pool.map(self._one, paths))
-            # Round robin, so the slow vectors (they sit together by name) are spread.
-            shares = [paths[k::jobs] for k in range(jobs)]
-            answers = list(pool.map(self._batch, shares))
+            try:
+                if not self.batch:
+                    return list(pool.map(self._one, paths))
+                # Round robin, so the slow vectors (they sit together by name) are spread.
+                shares = [paths[k::jobs] for k in range(jobs)]
+                answers = list(pool.map(self._batch, shares))
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in list(self.running):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(process.pid, signal.SIGKILL)
+                raise
         replies: list[Reply] = [Failed("not run")] * len(paths)
         for k, answer in enumerate(answers):
             replies[k::jobs] = answer
@@ -133,6 +143,7 @@ class Driver:
             )
         except OSError as exc:
             raise DriverError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+        self.running.add(process)
         try:
             out, err = process.communicate(
                 stdin.encode() if stdin is not None else None, timeout=timeout
@@ -142,6 +153,8 @@ class Driver:
                 os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
             raise
+        finally:
+            self.running.discard(process)
         return process.returncode, out, err.decode(errors="replace")
 
 
