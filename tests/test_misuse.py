@@ -69,6 +69,7 @@ def one_line(result: Any, status: int, *words: str) -> str:
         (["rules", "TOOL-06"], ["agui-fsm rules: no rule TOOL-06 (did you mean TOOL-006"]),
         (["nosuchcommand"], ["agui-fsm:", "No such command"]),
         (["validate", "--bogus"], ["agui-fsm validate:", "--bogus", "--help"]),
+        (["--bogus"], ["agui-fsm: No such option '--bogus'", "(see agui-fsm --help)"]),
     ],
 )
 def test_a_path_that_does_not_exist(tmp_path, args, words):

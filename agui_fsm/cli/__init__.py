@@ -124,10 +124,32 @@ INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, as a shell reports it)."""
 
 
+class _OneLine(click.ClickException):
+    """A message already worded as the one line to print."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(self.message, err=True)
+
+
 class _Guarded(LazyGroup):
     """Every answer in one line on stderr: a usage error (``agui-fsm CMD: what; see
     agui-fsm CMD --help``, exit 2), Ctrl-C (:data:`INTERRUPTED`), and an escaped exception
     (:data:`INTERNAL_ERROR`)."""
+
+    def make_context(self, info_name: str | None, args: list[str], *rest: Any, **extra: Any):
+        try:
+            return super().make_context(info_name, args, *rest, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.exceptions.UsageError as exc:  # an option of agui-fsm itself
+            where = info_name or "agui-fsm"
+            raise _OneLine(
+                f"{where}: {exc.format_message()} (see {where} --help)", exc.exit_code
+            ) from None
 
     def invoke(self, ctx: click.Context):
         try:

@@ -2,7 +2,8 @@
 
 * ``-o/--output [FORMAT=]PATH``: the file a command writes (a folder for ``diagram`` and
   ``vectors export``); ``-`` is stdout. ``FORMAT=`` picks the file's format; without it the
-  format is the one PATH's suffix names (``.sarif``, ``.xml`` ...), else ``--format``'s.
+  format is ``--format``'s when given, else the one PATH's suffix names (``.sarif``,
+  ``.xml`` ...), else the command's default.
 * ``--format NAME``: the format of what the command prints, and of a file given without one.
 
 Before the work starts, :func:`check_writable` makes sure each path can be written (a run of
@@ -32,9 +33,9 @@ STDOUT = "-"
 _FORMAT_WORD = re.compile(r"[a-z][a-z0-9-]*")
 
 
-class CannotWrite(click.ClickException):
-    """An output path that cannot be written: exit status 2, one line naming the command
-    (``where``: the command running when it was raised)."""
+class FileProblem(click.ClickException):
+    """A file the command cannot use: exit status 2, one line naming the command (``where``:
+    the command running when it was raised, a subcommand's full path included)."""
 
     exit_code = 2
 
@@ -44,9 +45,12 @@ class CannotWrite(click.ClickException):
         self.where = ctx.command_path if ctx is not None else None
 
 
-class CannotRead(CannotWrite):
-    """An input that cannot be read, or is not the kind of file the command takes: exit
-    status 2, one line."""
+class CannotWrite(FileProblem):
+    """An output path that cannot be written."""
+
+
+class CannotRead(FileProblem):
+    """An input that cannot be read, or is not the kind of file the command takes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +59,6 @@ class Target:
 
     fmt: str
     path: Path | None
-
-    @property
-    def name(self) -> str:
-        return "<stdout>" if self.path is None else str(self.path)
 
 
 def parse_target(
