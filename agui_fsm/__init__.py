@@ -21,12 +21,6 @@ if TYPE_CHECKING:
     from agui_fsm.runtime import ThreadRuntime
 
 __version__ = "0.1.0"
-REFERENCE_PACKAGE = "@assistant-ui/react-ag-ui"
-REFERENCE_VERSION = "0.0.57"
-REFERENCE_RELEASE = f"{REFERENCE_PACKAGE} {REFERENCE_VERSION}"
-"""The TypeScript client release the ``reference`` profile reproduces, the one place every
-help text and generated file takes it from (``reference-driver/package.json`` pins it for the
-driver; tests/test_misuse.py holds the pin and the documentation's mentions equal to it)."""
 __all__ = ["HttpAgent", "Report", "ThreadRuntime", "Validator", "aprobe", "probe", "validate"]
 
 

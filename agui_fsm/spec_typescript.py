@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from agui_fsm import REFERENCE_RELEASE
 from agui_fsm.spec import export_spec
+from agui_fsm.versions import REFERENCE_RELEASE
 
 COMMAND = "agui-fsm spec export --format ts"
 

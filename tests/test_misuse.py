@@ -27,6 +27,7 @@ import pytest
 from click.testing import CliRunner
 
 import agui_fsm
+from agui_fsm import versions
 from agui_fsm.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -321,7 +322,7 @@ def interrupted(
     """Run agui-fsm, send SIGINT once it is at work, and return (status, stdout, stderr).
     ``ready``: a text its stdout shows then, or a function of the process saying so."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "agui_fsm", *map(str, args)],
+        [sys.executable, "-X", "faulthandler", "-m", "agui_fsm", *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=stdin,
@@ -340,7 +341,12 @@ def interrupted(
                     break
         time.sleep(0.2)
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
+        try:
+            out, err = process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:  # where it was: faulthandler prints the stacks
+            process.send_signal(signal.SIGABRT)
+            _, err = process.communicate(timeout=30)
+            pytest.fail(f"agui-fsm {args[0]} went on after SIGINT:\n{err.decode()[-4000:]}")
     finally:
         if process.poll() is None:
             process.kill()
@@ -640,9 +646,9 @@ def test_replay_of_a_trace_with_lines_that_are_not_events(tmp_path):
 # --- what the user reads ------------------------------------------------------------------------
 def test_the_reference_release_is_named_in_one_place():
     """The driver's pin, every --profile help and the documentation's mentions of the
-    reference package agree with agui_fsm.REFERENCE_RELEASE."""
+    reference package agree with agui_fsm.versions.REFERENCE_RELEASE."""
     pins = json.loads((ROOT / "reference-driver" / "package.json").read_text())["dependencies"]
-    assert pins[agui_fsm.REFERENCE_PACKAGE] == agui_fsm.REFERENCE_VERSION
+    assert pins[versions.REFERENCE_PACKAGE] == versions.REFERENCE_VERSION
     import importlib
 
     from agui_fsm.cli import LAZY_COMMANDS
@@ -652,13 +658,13 @@ def test_the_reference_release_is_named_in_one_place():
         command = getattr(importlib.import_module(module), attr)
         command = command.commands[sub] if sub else command
         (profile,) = [p for p in command.params if p.name == "profile"]
-        assert f"reference ({agui_fsm.REFERENCE_RELEASE} exactly" in profile.help, name
+        assert f"reference ({versions.REFERENCE_RELEASE} exactly" in profile.help, name
     named = re.compile(r"react-ag-ui`?\s+(\d+\.\d+\.\d+)")
     stale = [
         f"{page.relative_to(ROOT)}: {version}"
         for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
         for version in named.findall(page.read_text(encoding="utf-8"))
-        if version != agui_fsm.REFERENCE_VERSION
+        if version != versions.REFERENCE_VERSION
     ]
     assert stale == [], "the reference moved: update these mentions"
 

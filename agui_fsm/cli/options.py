@@ -23,9 +23,9 @@ def jobs_option(what: str) -> Callable[[Any], Any]:
 
 def profile_option(lead: str, after: str = "") -> Callable[[Any], Any]:
     """``--profile spec|reference``; its help names the reference release
-    (:data:`agui_fsm.REFERENCE_RELEASE`, the one place it is written)."""
-    from agui_fsm import REFERENCE_RELEASE
+    (:data:`agui_fsm.versions.REFERENCE_RELEASE`, the one place it is written)."""
     from agui_fsm.machines.table import PROFILES
+    from agui_fsm.versions import REFERENCE_RELEASE
 
     return click.option(
         "--profile",

@@ -27,9 +27,8 @@ for what it evidently meant, so one fault does not hide the next.
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agui_fsm.conformance import deltas, structs
@@ -456,47 +455,3 @@ def _model_lane(
 
 # The validator's guard readings are registered by the lifecycle modules imported above.
 VALIDATOR.check((RUN, TEXT_MESSAGE, REASONING_MESSAGE, TOOL_CALL, STEP, INTERRUPT))
-
-
-def validate(
-    events: Iterable[Mapping[str, Any] | BaseEvent | str | bytes] | str | os.PathLike[str],
-    *,
-    fail_fast: bool = False,
-    rules: Mapping[str, Level] | None = None,
-    fail_on: str = "error",
-) -> Report:
-    """Validate a whole stream of AG-UI events (wire dicts, JSON texts or ag_ui.core models),
-    or a recorded trace: a path (``str`` or ``os.PathLike``) or a binary file object, read
-    as ``agui-fsm validate`` reads a file (JSON Lines, a JSON array or SSE; violations carry
-    their line).
-
-    ``rules`` overrides severities (``{"TOOL-010": "off"}``). With ``fail_fast`` it stops at
-    the first violation that ``fail_on`` (``error`` or ``warning``) counts as failing, skips
-    the end-of-stream checks and marks the report ``stopped_early``. A single event, or the
-    bytes of a trace, is a :class:`TypeError` that says what to pass instead; a path that
-    cannot be read raises the :class:`OSError` of opening it.
-    """
-    validator = Validator(rules)
-    if isinstance(events, str | os.PathLike) or callable(getattr(events, "read", None)):
-        from agui_fsm.conformance.sources import check, read
-
-        options = {"fail_fast": fail_fast, "fail_on": fail_on, "validator": validator}
-        if not isinstance(events, str | os.PathLike):
-            stream = getattr(events, "buffer", events)  # a text file: the bytes beneath
-            return check(read(stream), **options)
-        with open(events, "rb") as stream:
-            return check(read(stream), **options)
-    if isinstance(events, bytes | bytearray | memoryview | Mapping):
-        what = "one event" if isinstance(events, Mapping) else "the bytes of a trace"
-        raise TypeError(
-            f"validate() takes a list of events, a path or a binary file, not {what}: "
-            + ("validate([event])" if isinstance(events, Mapping) else "validate(io.BytesIO(data))")
-        )
-    for event in events:
-        found = validator.feed(event)
-        if fail_fast and validator.fails(found, fail_on):
-            report = validator.report()
-            report.stopped_early = True
-            return report
-    validator.finish()
-    return validator.report()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from agui_fsm import REFERENCE_RELEASE
+from agui_fsm.versions import REFERENCE_RELEASE
 
 DOCS_PAGE = "docs/probe.md"
 """The page that documents every probe and requirement (its catalogue section generated from
