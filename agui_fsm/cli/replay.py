@@ -30,7 +30,6 @@ from agui_fsm.cli.outputs import (
     parse_target,
     write_text,
 )
-from agui_fsm.conformance.report import plural
 from agui_fsm.jsonwire import dumps_text
 from agui_fsm.replay import Scenario, ScenarioError
 from agui_fsm.replay.normalize import IdNormalizer, input_strings
@@ -124,6 +123,7 @@ def _write(target: Target | None, value: Any) -> None:
 def _trace_events(path: Path) -> list[dict[str, Any]]:
     """The events of a trace file; one line on stderr says how many of its positions were
     not events (``agui-fsm validate`` says why), and a file without any is refused."""
+    from agui_fsm.conformance.report import plural
     from agui_fsm.conformance.sources import SourceError, read
     from agui_fsm.inspector.record import decoded_frame
 
