@@ -749,3 +749,49 @@ def test_the_probe_example_says_where_it_listens_and_what_to_run():
         process.communicate(timeout=30)
     url = re.match(r"an AG-UI backend at (http://127\.0\.0\.1:\d+/agent) ", first).group(1)
     assert second.strip() == f"agui-fsm probe {url}"
+
+
+def test_ctrl_c_that_a_clean_up_turns_into_an_error_is_still_ctrl_c(monkeypatch):
+    from agui_fsm.cli import artifacts
+
+    def cut_short() -> str:
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise AttributeError("a clean-up found half-built state")
+
+    monkeypatch.setattr(artifacts, "machines_markdown", cut_short)
+    result = cli("docs", "-o", "-")
+    assert result.exit_code == 130
+    assert result.stderr.strip() == "agui-fsm docs: interrupted"
+
+
+def test_ctrl_c_lost_in_a_callback_comes_again():
+    """A KeyboardInterrupt raised inside a weakref callback or __del__ is lost; the program's
+    handler raises it again until the command answers it."""
+    code = (
+        "import signal, time\n"
+        "from agui_fsm.cli import CTRL_C\n"
+        "signal.signal(signal.SIGINT, CTRL_C)\n"
+        "print('ready', flush=True)\n"
+        "caught = 0\n"
+        "try:\n"
+        "    while True:\n"
+        "        try:\n"
+        "            time.sleep(0.05)\n"
+        "        except KeyboardInterrupt:\n"
+        "            caught += 1\n"
+        "            if caught == 1:\n"
+        "                continue  # lost, as in a callback\n"
+        "            raise\n"
+        "except KeyboardInterrupt:\n"
+        "    print('again', caught, flush=True)\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout.readline() == "ready\n"
+    time.sleep(0.3)  # in its loop
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert out == "again 2\n", err

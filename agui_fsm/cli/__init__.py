@@ -167,9 +167,10 @@ class _Guarded(LazyGroup):
         except (click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:
-            click.echo(f"\n{_command_path(ctx)}: interrupted", err=True)
-            ctx.exit(INTERRUPTED)
+            _interrupted(ctx)
         except Exception as exc:  # noqa: BLE001 - the last line of defence, by design
+            if _after_ctrl_c(exc):  # a clean-up that Ctrl-C cut short failed in turn
+                _interrupted(ctx)
             if ctx.params.get("debug") or os.environ.get("AGUI_FSM_DEBUG"):
                 import traceback
 
@@ -183,6 +184,60 @@ class _Guarded(LazyGroup):
                 err=True,
             )
             ctx.exit(INTERNAL_ERROR)
+
+
+class CtrlC:
+    """The SIGINT handler of the program: Ctrl-C until it lands.
+
+    Python raises KeyboardInterrupt in whatever code runs when SIGINT arrives; inside a
+    weakref callback or a ``__del__`` it is printed as "Exception ignored" and lost, and the
+    command would go on (the explorer's search has many such callbacks). So after the first
+    one it is raised again every second until the command has answered it (:meth:`answered`).
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+        self.done = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if not self.pending:
+            import threading
+
+            self.pending = True
+            threading.Thread(target=self._again, daemon=True).start()
+        raise KeyboardInterrupt
+
+    def _again(self) -> None:
+        import _thread
+        import time
+
+        while True:
+            time.sleep(1.0)
+            if self.done:
+                return
+            _thread.interrupt_main()
+
+    def answered(self) -> None:
+        self.done = True
+
+
+CTRL_C = CtrlC()
+
+
+def _interrupted(ctx: click.Context) -> None:
+    CTRL_C.answered()
+    click.echo(f"\n{_command_path(ctx)}: interrupted", err=True)
+    ctx.exit(INTERRUPTED)
+
+
+def _after_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a KeyboardInterrupt was being handled."""
+    seen = exc.__context__
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__context__
+    return False
 
 
 def _command_path(ctx: click.Context) -> str:
@@ -258,9 +313,12 @@ def run() -> None:
     (a replayed scenario's 100k events, say) is frozen first, so the interpreter's collection
     at exit does not walk it."""
     import gc
+    import signal
 
     if not isinstance(sys.stdout, ReaderSafeStdout):
         sys.stdout = ReaderSafeStdout(sys.stdout)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, CTRL_C)
     try:
         main(prog_name="agui-fsm")  # also as `python -m agui_fsm`: messages name the command
     finally:
