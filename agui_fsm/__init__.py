@@ -44,3 +44,10 @@ def __getattr__(name: str) -> Any:
 
         return getattr(agui_fsm.conformance, name)
     raise AttributeError(f"module 'agui_fsm' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # What completion in a REPL or an IDE offers: the lazy exports, the module's dunders and
+    # its submodules once imported; not the names this file imports for its annotations.
+    own = (n for n in globals() if n not in ("Any", "TYPE_CHECKING", "annotations"))
+    return sorted({*own, *__all__})

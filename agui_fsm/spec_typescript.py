@@ -1,4 +1,4 @@
-"""The declared machines as a TypeScript module (``agui-fsm spec export --lang ts``).
+"""The declared machines as a TypeScript module (``agui-fsm spec export --format ts``).
 
 Written from :func:`agui_fsm.spec.export_spec`, the data ``specs/machines.json`` holds and
 the diagrams are drawn from, so a port imports the tables rather than re-typing them: per
@@ -15,12 +15,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from agui_fsm.spec import export_spec
+from agui_fsm.versions import REFERENCE_RELEASE
 
-COMMAND = "agui-fsm spec export --lang ts"
+COMMAND = "agui-fsm spec export --format ts"
 
 _PRELUDE = """\
 /** A behaviour profile: `spec` is AG-UI 1.0 with every invariant holding (the default);
- * `reference` reproduces @assistant-ui/react-ag-ui 0.0.57 exactly. */
+ * `reference` reproduces {reference} exactly. */
 export type Profile = {profiles};
 export const PROFILES: readonly Profile[] = [{profile_list}];
 
@@ -168,6 +169,7 @@ def export_typescript(spec: dict[str, Any] | None = None) -> str:
         "// agui-fsm's machine tables, the data of specs/machines.json and the diagrams.\n\n"
     )
     prelude = _PRELUDE.format(
+        reference=REFERENCE_RELEASE,
         profiles=_union(profiles),
         profile_list=", ".join(json.dumps(p) for p in profiles),
         events=_type(

@@ -2,9 +2,11 @@
 ``agui-fsm probe`` (docs/probe.md), and the same backend with one fault for each probe
 (``probe_app(fault=...)``)::
 
+    pip install -e '.[examples]'                                       # Starlette, uvicorn
     python examples/probe_backend.py --port 8765 [--fault history]   # POST /agent
 
-It needs Starlette and uvicorn (the ``test`` extra).
+It needs Starlette and uvicorn (the ``examples`` extra; without them it says so in one line).
+Once it listens it prints its address and the ``agui-fsm probe`` command to run next.
 
 What it says depends on the last message, as a model following the probes' default words
 would: a message naming ``agui_probe_echo`` gets a call of that tool (left to the client),
@@ -35,6 +37,7 @@ The faults, one per probe, each a mistake real backends make:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import traceback
 import uuid
@@ -63,10 +66,14 @@ from ag_ui.core import (
     ToolMessage,
 )
 from ag_ui.encoder import EventEncoder
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
-from starlette.routing import Route
+
+try:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+    from starlette.routing import Route
+except ImportError:  # the README's install brings no web framework: main() says what to add
+    Starlette = None
 
 ECHO_TOOL = "agui_probe_echo"  # the tool every probe declares in the input's tools
 
@@ -278,16 +285,42 @@ def probe_app(fault: str | None = None) -> Starlette:
     return Starlette(routes=[Route("/agent", agent, methods=["POST"])])
 
 
+NEEDS = (
+    "examples/probe_backend.py needs Starlette and uvicorn: pip install -e '.[examples]' "
+    "(or pip install starlette uvicorn)"
+)
+
+
 def main() -> None:
     import argparse
-
-    import uvicorn
+    import socket
+    import sys
 
     parser = argparse.ArgumentParser(description="An AG-UI backend for agui-fsm probe.")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--fault", choices=FAULTS, help="break this probe")
     args = parser.parse_args()
-    uvicorn.run(probe_app(args.fault), host="127.0.0.1", port=args.port, log_level="warning")
+    try:
+        import uvicorn
+    except ImportError:
+        uvicorn = None
+    if Starlette is None or uvicorn is None:
+        print(NEEDS, file=sys.stderr)
+        raise SystemExit(2)
+    listener = socket.socket()
+    try:
+        listener.bind(("127.0.0.1", args.port))
+    except OSError as exc:
+        print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror} (--port N)", file=sys.stderr)
+        raise SystemExit(2) from None
+    port = listener.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/agent"
+    fault = f", with the {args.fault} fault" if args.fault else ""
+    print(f"an AG-UI backend at {url}{fault} (Ctrl-C stops it); in another terminal:")
+    print(f"  agui-fsm probe {url}", flush=True)
+    config = uvicorn.Config(probe_app(args.fault), log_level="warning")
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[listener])
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def test_docs_embed_every_committed_diagram() -> None:
 
 def test_docs_command_writes_the_docs(tmp_path: Path) -> None:
     out = tmp_path / "m.md"
-    result = CliRunner().invoke(main, ["docs", "--out", str(out)])
+    result = CliRunner().invoke(main, ["docs", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text() == machines_markdown()
 
@@ -97,7 +97,7 @@ def test_full_dot_marks_terminal_states_and_draws_guards() -> None:
 
 def test_full_detail_writes_beside_the_readable_view(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        main, ["diagram", "--detail", "full", "--format", "dot", "--out", str(tmp_path)]
+        main, ["diagram", "--detail", "full", "--format", "dot", "-o", str(tmp_path)]
     )
     assert result.exit_code == 0, result.output
     assert {p.name for p in tmp_path.iterdir()} == {f"{t.name}-full.dot" for t in ALL_TABLES}
@@ -118,7 +118,7 @@ def test_without_dot_text_formats_still_come_out_and_images_explain(
     monkeypatch.setattr(diagrams.shutil, "which", lambda name: None)
     with pytest.raises(GraphvizMissingError, match="apt-get install graphviz"):
         render(ALL_TABLES[0], "svg")
-    result = CliRunner().invoke(main, ["diagram", "--out", str(tmp_path)])
+    result = CliRunner().invoke(main, ["diagram", "-o", str(tmp_path)])
     assert result.exit_code == 1
     assert "apt-get install graphviz" in result.output
     assert {p.suffix for p in tmp_path.iterdir()} == {".dot", ".mmd"}
@@ -127,7 +127,7 @@ def test_without_dot_text_formats_still_come_out_and_images_explain(
 
 def test_diagram_command_writes_every_requested_format(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        main, ["diagram", "--format", "png", "--format", "mermaid", "--out", str(tmp_path)]
+        main, ["diagram", "--format", "png", "--format", "mermaid", "-o", str(tmp_path)]
     )
     assert result.exit_code == 0, result.output
     assert len(list(tmp_path.glob("*.png"))) == len(ALL_TABLES) + 1
@@ -137,10 +137,10 @@ def test_diagram_command_writes_every_requested_format(tmp_path: Path) -> None:
 
 def test_spec_export_command_writes_the_spec(tmp_path: Path) -> None:
     out = tmp_path / "m.json"
-    result = CliRunner().invoke(main, ["spec", "export", "--out", str(out)])
+    result = CliRunner().invoke(main, ["spec", "export", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text() == export_spec_json()
-    stdout = CliRunner().invoke(main, ["spec", "export", "--out", "-"])
+    stdout = CliRunner().invoke(main, ["spec", "export", "-o", "-"])
     assert json.loads(stdout.output) == export_spec()
 
 

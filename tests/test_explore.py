@@ -160,7 +160,7 @@ def test_check_exits_0_when_every_invariant_held() -> None:
 def test_check_exits_1_with_the_counterexample_file(tmp_path) -> None:
     out = tmp_path / "counterexample.json"
     outcome = CliRunner().invoke(
-        main, ["check", "--profile", "reference", "--depth", "5", "--out", str(out)]
+        main, ["check", "--profile", "reference", "--depth", "5", "-o", str(out)]
     )
     assert outcome.exit_code == 1, outcome.output
     assert "no_advance_past_interrupt" in outcome.output
@@ -241,7 +241,7 @@ COUNTEREXAMPLES = Path(__file__).parent / "counterexamples"
 
 @pytest.mark.parametrize("finding", KNOWN_FINDINGS, ids=lambda f: f.key)
 def test_counterexample_files_are_fresh_and_replay(finding) -> None:
-    """tests/counterexamples/KEY.json is what `agui-fsm check --out` writes for the finding.
+    """tests/counterexamples/KEY.json is what `agui-fsm check -o` writes for the finding.
 
     Regenerate with::
 

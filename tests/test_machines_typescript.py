@@ -32,7 +32,7 @@ forwards a stream's first RUN_FINISHED); every other guard is false."""
 
 def test_committed_typescript_module_is_fresh() -> None:
     committed = (ROOT / "specs" / "machines.ts").read_text()
-    assert committed == export_typescript(), "regenerate with: agui-fsm spec export --lang ts"
+    assert committed == export_typescript(), "regenerate with: agui-fsm spec export --format ts"
 
 
 def needs_typescript() -> str:

@@ -56,6 +56,9 @@ def test_a_model_passed_in_is_still_taken_as_is():
 def test_the_package_exports_its_main_classes_lazily():
     code = (
         "import sys, agui_fsm\n"
+        "names = dir(agui_fsm)  # what completion in a REPL or an IDE shows\n"
+        "assert {'validate', 'ThreadRuntime', 'HttpAgent', 'Validator', 'probe'} <= set(names)\n"
+        "assert 'Any' not in names\n"
         "assert 'agui_fsm.runtime' not in sys.modules and 'httpx' not in sys.modules\n"
         "from agui_fsm import HttpAgent, ThreadRuntime, Validator, validate\n"
         "from agui_fsm.runtime import ThreadRuntime as Core\n"

@@ -3,7 +3,7 @@
 An ``ACTIVITY_SNAPSHOT`` with ``activityType: "a2ui-surface"`` carries
 ``content.a2ui_operations``: A2UI operations (``createSurface``, ``updateComponents``,
 ``updateDataModel``, ``deleteSurface``; versions ``v0.9`` and ``v1.0``) that build
-surfaces of components. ``@assistant-ui/react-ag-ui`` 0.0.57 (through
+surfaces of components. ``@assistant-ui/react-ag-ui`` 0.0.58 (through
 ``@assistant-ui/react-generative-ui`` 0.0.16) folds each snapshot's operations into
 surfaces (:func:`apply_operations`) and converts every surface whose root component it can
 render into assistant-ui's generative-UI tree (:func:`surface_spec`), shown as a tool-call

@@ -6,9 +6,10 @@ them. ``--help`` lists each one with the one-line help kept here (a test holds i
 the command's own).
 
 Exit statuses shared by every subcommand: 0 success, 1 the input is invalid (``validate``) or
-a probe failed (``probe``), 2 a usage, connection or I/O error, and :data:`INTERNAL_ERROR`
-(70, ``EX_SOFTWARE``) when agui-fsm itself failed: a bug, reported in one line (``--debug``
-prints the traceback), so a CI job never mistakes a crash for a failing backend.
+a probe failed (``probe``), 2 a usage, connection or I/O error, 130 interrupted (Ctrl-C), and
+:data:`INTERNAL_ERROR` (70, ``EX_SOFTWARE``) when agui-fsm itself failed: a bug, reported in
+one line (``--debug`` prints the traceback), so a CI job never mistakes a crash for a failing
+backend. docs/cli.md lists them per command.
 """
 
 from __future__ import annotations
@@ -119,15 +120,57 @@ INTERNAL_ERROR = 70
 """Exit status of an unexpected exception (sysexits.h ``EX_SOFTWARE``)."""
 
 
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT, as a shell reports it)."""
+
+
+class _OneLine(click.ClickException):
+    """A message already worded as the one line to print."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(self.message, err=True)
+
+
 class _Guarded(LazyGroup):
-    """Turns an escaped exception into one line on stderr and :data:`INTERNAL_ERROR`."""
+    """Every answer in one line on stderr: a usage error (``agui-fsm CMD: what; see
+    agui-fsm CMD --help``, exit 2), Ctrl-C (:data:`INTERRUPTED`), and an escaped exception
+    (:data:`INTERNAL_ERROR`)."""
+
+    def make_context(self, info_name: str | None, args: list[str], *rest: Any, **extra: Any):
+        try:
+            return super().make_context(info_name, args, *rest, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.exceptions.UsageError as exc:  # an option of agui-fsm itself
+            where = info_name or "agui-fsm"
+            raise _OneLine(
+                f"{where}: {exc.format_message()} (see {where} --help)", exc.exit_code
+            ) from None
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+        except click.exceptions.NoArgsIsHelpError:
             raise
+        except click.exceptions.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            click.echo(f"{where}: {exc.format_message()} (see {where} --help)", err=True)
+            ctx.exit(exc.exit_code)
+        except click.exceptions.ClickException as exc:
+            where = getattr(exc, "where", None) or _command_path(ctx)
+            click.echo(f"{where}: {exc.format_message()}", err=True)
+            ctx.exit(exc.exit_code)
+        except (click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            _interrupted(ctx)
         except Exception as exc:  # noqa: BLE001 - the last line of defence, by design
+            if _after_ctrl_c(exc):  # a clean-up that Ctrl-C cut short failed in turn
+                _interrupted(ctx)
             if ctx.params.get("debug") or os.environ.get("AGUI_FSM_DEBUG"):
                 import traceback
 
@@ -141,6 +184,66 @@ class _Guarded(LazyGroup):
                 err=True,
             )
             ctx.exit(INTERNAL_ERROR)
+
+
+class CtrlC:
+    """The SIGINT handler of the program: Ctrl-C until it lands.
+
+    Python raises KeyboardInterrupt in whatever code runs when SIGINT arrives; inside a
+    weakref callback or a ``__del__`` it is printed as "Exception ignored" and lost, and the
+    command would go on (the explorer's search has many such callbacks). So after the first
+    one it is raised again every second until the command has answered it (:meth:`answered`).
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+        self.done = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if not self.pending:
+            import threading
+
+            self.pending = True
+            threading.Thread(target=self._again, daemon=True).start()
+        raise KeyboardInterrupt
+
+    def _again(self) -> None:
+        import _thread
+        import time
+
+        while True:
+            time.sleep(1.0)
+            if self.done:
+                return
+            _thread.interrupt_main()
+
+    def answered(self) -> None:
+        self.done = True
+
+
+CTRL_C = CtrlC()
+
+
+def _interrupted(ctx: click.Context) -> None:
+    CTRL_C.answered()
+    click.echo(f"\n{_command_path(ctx)}: interrupted", err=True)
+    ctx.exit(INTERRUPTED)
+
+
+def _after_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a KeyboardInterrupt was being handled."""
+    seen = exc.__context__
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__context__
+    return False
+
+
+def _command_path(ctx: click.Context) -> str:
+    """``agui-fsm CMD``: the subcommand being run, when there is one."""
+    sub = ctx.invoked_subcommand
+    return f"{ctx.command_path} {sub}" if sub else ctx.command_path
 
 
 @click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
@@ -157,8 +260,8 @@ def main(debug: bool) -> None:
     runtime, draw and export the declared machines.
 
     Exit status: 0 success, 1 invalid input (validate) or a failed probe (probe), 2 usage,
-    connection or I/O error,
-    70 internal error (a bug in agui-fsm).
+    connection or I/O error, 70 internal error (a bug in agui-fsm), 130 interrupted.
+    Every command writes with -o/--output [FORMAT=]PATH and --format NAME.
     """
 
 
@@ -210,10 +313,13 @@ def run() -> None:
     (a replayed scenario's 100k events, say) is frozen first, so the interpreter's collection
     at exit does not walk it."""
     import gc
+    import signal
 
     if not isinstance(sys.stdout, ReaderSafeStdout):
         sys.stdout = ReaderSafeStdout(sys.stdout)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, CTRL_C)
     try:
-        main()
+        main(prog_name="agui-fsm")  # also as `python -m agui_fsm`: messages name the command
     finally:
         gc.freeze()

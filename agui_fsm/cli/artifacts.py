@@ -1,5 +1,5 @@
 """``agui-fsm diagram``, ``agui-fsm docs`` and ``agui-fsm spec export``: artefacts generated
-from the declarations."""
+from the declarations, written as every command writes (:mod:`agui_fsm.cli.outputs`)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,16 @@ from pathlib import Path
 
 import click
 
+from agui_fsm.cli.outputs import (
+    check_writable,
+    new_folder,
+    output_help,
+    output_option,
+    parse_target,
+    renamed,
+    write_bytes,
+    write_target,
+)
 from agui_fsm.diagrams import DETAILS, FORMATS, GraphvizMissingError, write_diagrams
 from agui_fsm.diagrams.docs import machines_markdown
 from agui_fsm.spec import export_spec_json
@@ -22,13 +32,12 @@ DEFAULT_DIAGRAM_FORMATS = ("dot", "svg", "mermaid")
     multiple=True,
     help="Output format; repeat for several. Default: dot, svg and mermaid.",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("diagrams"),
-    show_default=True,
-    help="Directory to write one file per machine and format.",
+@output_option(
+    "Write one file per machine and format into the folder PATH (created when its parent "
+    "exists). Default: diagrams.",
+    default="diagrams",
 )
+@renamed("--out", "-o/--output", into="output")
 @click.option(
     "--detail",
     type=click.Choice(DETAILS),
@@ -37,51 +46,47 @@ DEFAULT_DIAGRAM_FORMATS = ("dot", "svg", "mermaid")
     help="readable: phases, merged edges, self-loops inside the states, a legend; "
     "full: every edge as declared (files named NAME-full.EXT).",
 )
-def diagram(formats: tuple[str, ...], out: Path, detail: str) -> None:
+def diagram(formats: tuple[str, ...], output: str, detail: str) -> None:
     """Draw every declared machine, and an overview of how they drive each other.
 
     The readable view (the default) groups states into phases, merges the edges
     between two states, lists self-loops inside the state, draws AG-UI events
     solid and client actions dashed, and marks edges of one behaviour profile.
     """
+    if output == "-":
+        raise click.BadParameter("diagrams are one file each: give a folder", param_hint="-o")
+    out = Path(output)
+    check_writable(out, folder=True)
     wanted = formats or DEFAULT_DIAGRAM_FORMATS
     text_formats = [f for f in wanted if f in ("dot", "mermaid")]
     image_formats = [f for f in wanted if f not in text_formats]
     overview = detail == "readable"
-    for path in write_diagrams(out, text_formats, detail=detail, overview=overview):
-        click.echo(path)
-    try:
-        for path in write_diagrams(out, image_formats, detail=detail, overview=overview):
+    options = {"detail": detail, "overview": overview, "write": write_bytes}
+    with new_folder(out):
+        for path in write_diagrams(out, text_formats, **options):
             click.echo(path)
-    except GraphvizMissingError as exc:
-        raise click.ClickException(str(exc)) from exc
-
-
-def _write(text: str, out: Path) -> None:
-    """``text`` to the file ``out`` (its path echoed), or to stdout when ``out`` is '-'."""
-    if str(out) == "-":
-        click.echo(text, nl=False)
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    click.echo(out)
+        try:
+            for path in write_diagrams(out, image_formats, **options):
+                click.echo(path)
+        except GraphvizMissingError as exc:
+            raise click.ClickException(str(exc)) from exc
 
 
 @click.command()
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("docs/machines.md"),
-    show_default=True,
-    help="File to write; '-' for stdout.",
+@output_option(
+    output_help("the Markdown page", default="docs/machines.md"), default="docs/machines.md"
 )
-def docs(out: Path) -> None:
+@renamed("--out", "-o/--output", into="output")
+def docs(output: str) -> None:
     """Write docs/machines.md: each machine's tables and diagram, and how they link.
 
     Per machine its states, transitions, guards, effects and diagram, and the links between
     the machines (the diagrams come from `agui-fsm diagram`)."""
-    text = machines_markdown()
-    _write(text, out)
+    target = parse_target(output, ["markdown"], "markdown")
+    check_writable(target.path)
+    write_target(target, machines_markdown())
+    if target.path is not None:
+        click.echo(target.path)
 
 
 @click.group()
@@ -89,31 +94,37 @@ def spec() -> None:
     """Machine-readable specs of the declared machines."""
 
 
-EXPORT_DEFAULTS = {"json": Path("specs/machines.json"), "ts": Path("specs/machines.ts")}
+EXPORT_DEFAULTS = {"json": "specs/machines.json", "ts": "specs/machines.ts"}
 
 
 @spec.command("export")
 @click.option(
-    "--lang",
+    "--format",
+    "fmt",
     type=click.Choice(sorted(EXPORT_DEFAULTS)),
-    default="json",
-    show_default=True,
-    help="json: the tables as data (specs/machines.json); ts: a TypeScript module of the "
-    "tables, typed by their state and trigger names (specs/machines.ts).",
-)
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="File to write; '-' for stdout. Default: specs/machines.json, or specs/machines.ts "
-    "with --lang ts.",
+    help="json: the tables as data (specs/machines.json); ts: a TypeScript module of the "
+    "tables, typed by their state and trigger names (specs/machines.ts). Default: the "
+    "format -o's suffix names (.ts), else json.",
 )
-def export(lang: str, out: Path | None) -> None:
+@renamed("--lang", "--format", into="fmt")
+@output_option(
+    "Write the spec to PATH ('-': stdout); FORMAT= picks its format (json, ts). Default: "
+    "specs/machines.json, or specs/machines.ts with --format ts."
+)
+@renamed("--out", "-o/--output", into="output")
+def export(fmt: str | None, output: str | None) -> None:
     """Every machine as JSON: states, initial, terminal, transitions with guards and effects."""
-    if lang == "ts":
+    if output is None:
+        output = EXPORT_DEFAULTS[fmt or "json"]
+    target = parse_target(output, sorted(EXPORT_DEFAULTS), "json", {".ts": "ts"}, given=fmt)
+    check_writable(target.path)
+    if target.fmt == "ts":
         from agui_fsm.spec_typescript import export_typescript
 
         text = export_typescript()
     else:
         text = export_spec_json()
-    _write(text, out if out is not None else EXPORT_DEFAULTS[lang])
+    write_target(target, text)
+    if target.path is not None:
+        click.echo(target.path)

@@ -5,6 +5,11 @@ result of a front-end tool call the run leaves open and for the answer to an int
 and goes on. ``--script FILE`` answers the prompts from a file (one answer per line,
 ``#`` comments and blank lines skipped), shows the stream on stderr and prints the
 normalized thread (the replay output shape) on stdout at the end.
+
+Exit status: 0 when the conversation ended (``/quit``, the end of the input or the script at
+a "you>" prompt), 1 when a script ended while the agent still waited for a tool result or an
+interrupt's answer (one line on stderr says which; the thread is printed), 2 a usage or
+connection error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from agui_fsm.cli.options import SECONDS, max_time_option
 from agui_fsm.errors import AguiFsmError, UsageError
 from agui_fsm.http import HttpAgent
 from agui_fsm.replay.normalize import IdNormalizer, input_strings, normalize_output
-from agui_fsm.replay.runner import message_output
+from agui_fsm.replay.runner import thread_output
 from agui_fsm.runtime import ThreadRuntime
 from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
@@ -109,6 +114,8 @@ class Chat:
         self.after_turn = after_turn
         self.errors: list[dict[str, Any]] = []
         self.turn = 0
+        self.unanswered: str | None = None
+        """What the agent still waited for when the answers ran out (a script ended)."""
 
     async def _act(self, operation: Any) -> None:
         self.printer.start_turn(self.runtime)
@@ -135,18 +142,19 @@ class Chat:
                 for call_id in list(rt.pending_tool_calls):
                     part = _tool_part(rt, call_id)
                     args = json.dumps(part.get("args", {}), ensure_ascii=False)
-                    answer = self.ask(f"result of {part.get('toolName')}({args}) as JSON> ")
+                    call = f"{part.get('toolName')}({args})"
+                    answer = self.ask(f"result of {call} as JSON> ")
                     if answer is None:
+                        self.unanswered = f"the result of {call} (a JSON value)"
                         return False
                     await self._act(rt.add_tool_result(call_id, _parse_answer(answer)))
                 continue
             responses = []
             for interrupt in rt.pending_interrupts:
-                what = interrupt.get("message") or interrupt.get("reason") or ""
-                answer = self.ask(
-                    f"interrupt {interrupt['id']} ({what}): JSON answer or 'cancel'> "
-                )
+                what = interrupt.get("message") or interrupt.get("reason") or "an answer"
+                answer = self.ask(f"the agent asks: {what}: a JSON answer, or 'cancel'> ")
                 if answer is None:
+                    self.unanswered = f"an answer to {what!r} (a JSON value, or 'cancel')"
                     return False
                 if answer.strip() == "cancel":
                     responses.append({"interruptId": interrupt["id"], "status": "cancelled"})
@@ -299,13 +307,13 @@ def chat(
         session = Chat(runtime, ask, printer, after_turn)
         asyncio.run(session.run())
     if script is not None:
-        output = {
-            "messages": [message_output(m.to_dict()) for m in runtime.messages],
-            "state": runtime.state,
-            "isRunning": runtime.is_running,
-            "runs": runtime.run_count,
-            "interrupts": [dict(i) for i in runtime.pending_interrupts],
-            "errors": session.errors,
-        }
+        output = thread_output(runtime, session.errors)
         json.dump(normalize_output(output, None, rename), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
+        if session.unanswered is not None:
+            click.echo(
+                f"agui-fsm chat: {script} ended while the agent waits for "
+                f"{session.unanswered}: add a line for it (the thread printed stops there)",
+                err=True,
+            )
+            sys.exit(1)

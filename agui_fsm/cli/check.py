@@ -3,7 +3,7 @@
 Breadth-first over the explorer's alphabet (:data:`agui_fsm.explore.SMALL_ALPHABET`:
 two message ids, two tool-call ids, one interrupt), each distinct state expanded once
 (docs/explorer.md). Exit 0 when every invariant held, 1 with the shortest counterexample
-(a scenario file with ``--out``, else printed as JSON).
+(a scenario file with ``-o``, else printed as JSON).
 
     agui-fsm check --depth 6                 # CI (tests/test_explore.py): the spec profile,
                                              #   runs queued, no waiver
@@ -14,7 +14,7 @@ two message ids, two tool-call ids, one interrupt), each distinct state expanded
     agui-fsm check --profile reference --depth 6 --waive-known
                                              # the TypeScript reference's behaviour, its
                                              #   known findings waived
-    agui-fsm check --profile reference --depth 4 --out ce.json
+    agui-fsm check --profile reference --depth 4 -o ce.json
                                              # stops at the shortest counterexample
 """
 
@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
-from agui_fsm.cli.options import jobs_option
+from agui_fsm.cli.options import jobs_option, profile_option
+from agui_fsm.cli.outputs import check_writable, output_option, parse_target, renamed, write_text
 from agui_fsm.cli.progress import for_terminal_search
+from agui_fsm.conformance.report import plural
 from agui_fsm.explore import (
     CHECK_QUEUE_POLICY,
     FRONT_END_ALPHABET,
@@ -45,7 +46,6 @@ from agui_fsm.explore import (
     waive,
 )
 from agui_fsm.invariants import ALL_INVARIANTS
-from agui_fsm.machines.table import PROFILES
 from agui_fsm.thread.settings import QUEUE_POLICIES
 
 
@@ -57,11 +57,11 @@ from agui_fsm.thread.settings import QUEUE_POLICIES
     show_default=True,
     help="Longest sequence of letters explored.",
 )
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the shortest counterexample here as a scenario file (format v1).",
+@output_option(
+    "Write the shortest counterexample to PATH as a scenario file (format v1); without "
+    "it, the scenario is printed."
 )
+@renamed("--out", "-o/--output", into="output")
 @click.option(
     "--alphabet",
     "which",
@@ -78,14 +78,7 @@ from agui_fsm.thread.settings import QUEUE_POLICIES
     type=click.Choice([i.name for i in ALL_INVARIANTS]),
     help="Leave an invariant out (repeatable); the report names what was skipped.",
 )
-@click.option(
-    "--profile",
-    type=click.Choice(PROFILES),
-    default="spec",
-    show_default=True,
-    help="The runtime's behaviour profile: spec (AG-UI 1.0, the default) or reference "
-    "(@assistant-ui/react-ag-ui 0.0.57, its defects included).",
-)
+@profile_option("The runtime's behaviour profile")
 @click.option(
     "--queue-policy",
     type=click.Choice(["queue", "refuse", "overlap"]),
@@ -115,7 +108,7 @@ from agui_fsm.thread.settings import QUEUE_POLICIES
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary (and a counterexample).")
 def check(
     depth: int,
-    out: Path | None,
+    output: str | None,
     which: str,
     skip: tuple[str, ...],
     profile: str,
@@ -127,6 +120,9 @@ def check(
     quiet: bool,
 ) -> None:
     """Explore every sequence up to --depth and check every invariant at every step."""
+    target = parse_target(output, ["json"], "json") if output is not None else None
+    out = target.path if target is not None else None
+    check_writable(out)
     if waive_known and profile != "reference":
         raise click.UsageError(
             "--waive-known only applies to --profile reference: the spec profile has no "
@@ -198,7 +194,7 @@ def check(
         click.echo(f"  {problem.invariant}: {problem.message}")
     text = json.dumps(found.scenario, indent=2, ensure_ascii=False) + "\n"
     if out is not None:
-        out.write_text(text)
+        write_text(out, text)
         click.echo(f"scenario written to {out} (agui-fsm replay {out})")
         _confirm_replay(found.scenario, profile)
     else:
@@ -236,6 +232,6 @@ def _confirm_replay(scenario: dict, profile: str) -> None:
         click.echo(f"warning: the scenario does not replay: {exc}", err=True)
         return
     click.echo(
-        f"replays: {len(output['messages'])} messages, {output['runs']} runs, "
-        f"{len(output['errors'])} step errors"
+        f"replays: {plural(len(output['messages']), 'message')}, {plural(output['runs'], 'run')}, "
+        f"{plural(len(output['errors']), 'step error')}"
     )

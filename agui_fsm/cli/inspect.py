@@ -15,10 +15,17 @@ import click
 
 from agui_fsm.cli.config import rule_levels, settings_for
 from agui_fsm.cli.inputs import check_source_options, failing, open_source, source_options
+from agui_fsm.cli.options import profile_option
+from agui_fsm.cli.outputs import (
+    check_writable,
+    output_help,
+    output_option,
+    parse_target,
+    write_target,
+)
 from agui_fsm.conformance.sources import SourceError, peek
 from agui_fsm.errors import UsageError
 from agui_fsm.inspector.record import DEFAULT_MAX_ROWS
-from agui_fsm.machines.table import PROFILES
 
 _fail = failing("inspect")
 
@@ -40,22 +47,8 @@ def _open(source: str | None) -> BinaryIO:
 @click.command()
 @click.argument("source", required=False, metavar="[PATH|-]")
 @source_options
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("inspect.html"),
-    show_default=True,
-    help="The HTML file to write.",
-)
-@click.option(
-    "--profile",
-    type=click.Choice(PROFILES),
-    default="spec",
-    show_default=True,
-    help="The client's behaviour: spec (AG-UI 1.0, every invariant holding) or reference "
-    "(@assistant-ui/react-ag-ui 0.0.57 exactly).",
-)
+@output_option(output_help("the HTML page", default="inspect.html"), default="inspect.html")
+@profile_option("The client's behaviour")
 @click.option(
     "--lenient",
     is_flag=True,
@@ -94,7 +87,7 @@ def inspect(
     max_line_bytes: int,
     max_event_bytes: int,
     max_inflate_ratio: float,
-    output: Path,
+    output: str,
     profile: str,
     lenient: bool,
     levels_given: tuple[str, ...],
@@ -117,6 +110,8 @@ def inspect(
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     check_source_options(url, body, headers, run_input, max_time)
+    target = parse_target(output, ["html"], "html")
+    check_writable(target.path)
     try:
         settings = settings_for(config)
     except UsageError as exc:
@@ -163,18 +158,17 @@ def inspect(
         finally:
             opened.close()
     page = render_page(recording, docs_url=settings.docs_url)
-    try:
-        output.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        _fail(f"cannot write {output}: {exc.strerror or exc}")
-    from agui_fsm.conformance.report import summary_line
+    write_target(target, page)
+    if target.path is None:
+        return
+    from agui_fsm.conformance.report import plural, summary_line
 
     shown, total = recording.events_shown, recording.events_total
     if shown == total:
-        steps = f"{shown} events"
+        steps = plural(shown, "event")
     elif recording.kind == "scenario":
-        steps = f"{shown} of the {total} events of its run lists streamed"
+        steps = f"{shown} of the {plural(total, 'event')} of its run lists streamed"
     else:
         steps = f"the first {shown} of {total} events (--max-events)"
     click.echo(summary_line(recording.name, recording.report))
-    click.echo(f"wrote {output} ({len(page.encode()) // 1024} KiB): {steps}")
+    click.echo(f"wrote {target.path} ({len(page.encode()) // 1024} KiB): {steps}")

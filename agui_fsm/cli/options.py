@@ -1,5 +1,5 @@
-"""``--jobs``, for the commands that share their work among processes (``validate DIR``,
-``check``)."""
+"""Options several commands share: ``--jobs`` (``validate DIR``, ``check``) and ``--profile``
+(``check``, ``inspect``, ``replay``, ``vectors``)."""
 
 from __future__ import annotations
 
@@ -49,4 +49,20 @@ def max_time_option(what: str, default: float | None = None) -> Callable[[Any], 
         default=default,
         metavar="SECONDS",
         help=f"Most seconds {what} may take, from the request to the stream's end.{shown}",
+    )
+
+
+def profile_option(lead: str, after: str = "") -> Callable[[Any], Any]:
+    """``--profile spec|reference``; its help names the reference release
+    (:data:`agui_fsm.versions.REFERENCE_RELEASE`, the one place it is written)."""
+    from agui_fsm.machines.table import PROFILES
+    from agui_fsm.versions import REFERENCE_RELEASE
+
+    return click.option(
+        "--profile",
+        type=click.Choice(PROFILES),
+        default="spec",
+        show_default=True,
+        help=f"{lead}: spec (AG-UI 1.0, every invariant holding) or reference "
+        f"({REFERENCE_RELEASE} exactly, its defects included){after}.",
     )

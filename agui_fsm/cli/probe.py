@@ -15,8 +15,14 @@ import click
 from agui_fsm.cli.config import settings_for
 from agui_fsm.cli.inputs import failing, parse_headers
 from agui_fsm.cli.options import SECONDS, max_time_option
+from agui_fsm.cli.outputs import write_text
 from agui_fsm.cli.progress import Progress
-from agui_fsm.cli.reports import config_option, format_option, output_option, parse_outputs
+from agui_fsm.cli.reports import (
+    config_option,
+    format_option,
+    report_output_option,
+    report_targets,
+)
 from agui_fsm.errors import TransportError, UsageError
 from agui_fsm.limits import DEFAULT_PROBE_MAX_TIME
 from agui_fsm.probes.catalogue import PROBES
@@ -88,7 +94,7 @@ def _terminal_progress(fmt: str) -> ProbeProgress | None:
 )
 @config_option("[tool.agui-fsm.probe]")
 @format_option
-@output_option("junit=probe.xml")
+@report_output_option("probe.xml")
 def probe(
     url: str | None,
     list_probes: bool,
@@ -99,7 +105,7 @@ def probe(
     protocol_version: str | None,
     config: Path | None,
     fmt: str,
-    outputs: tuple[str, ...],
+    output: tuple[str, ...],
 ) -> None:
     """Probe the AG-UI backend at URL: short conversations, a verdict per probe.
 
@@ -124,7 +130,7 @@ def probe(
         check_url(url)
     except UsageError as exc:
         raise click.BadParameter(str(exc), param_hint="URL") from None
-    files = parse_outputs(outputs)
+    files = report_targets(output, fmt)
     try:
         everything = settings_for(config)
     except UsageError as exc:
@@ -149,10 +155,7 @@ def probe(
     finally:
         if progress is not None:
             progress.clear()
-    for file_fmt, path in files:
-        try:
-            path.write_text(render(file_fmt, report, docs_url=everything.docs_url), "utf-8")
-        except OSError as exc:
-            _fail(f"cannot write {path}: {exc.strerror or exc}")
+    for target in files:
+        write_text(target.path, render(target.fmt, report, docs_url=everything.docs_url))
     click.echo(render(fmt, report, docs_url=everything.docs_url), nl=False)
     raise SystemExit(0 if report.ok else 1)

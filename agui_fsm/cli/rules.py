@@ -1,72 +1,91 @@
 """``agui-fsm rules``: the rule catalogue on the command line, and each rule's documentation.
 
 Exit status: 0, or 2 for an unknown rule id (with the closest ids) or a file that cannot be
-written.
+written (checked before anything is written).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import NoReturn
 
 import click
 
+from agui_fsm.cli.outputs import (
+    check_targets,
+    format_given,
+    output_option,
+    parse_target,
+    renamed,
+    write_target,
+)
 from agui_fsm.conformance.rules import CATEGORIES, RULES, export_rules_json
 from agui_fsm.conformance.rules_doc import rule_text, rules_markdown
+
+RULES_FORMATS = ["text", "json", "markdown"]
+RULES_SUFFIXES = {".txt": "text", ".json": "json", ".md": "markdown"}
 
 
 @click.command()
 @click.argument("rule_ids", nargs=-1, metavar="[ID]...")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(RULES_FORMATS),
+    default="text",
+    show_default=True,
+    help="text: the catalogue, a line a rule; json: specs/rules.json; markdown: docs/rules.md "
+    "(with IDs: text or json).",
 )
-@click.option(
-    "--export",
-    "export",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the JSON catalogue to this file (specs/rules.json).",
+@output_option(
+    "Write the catalogue to PATH, in FORMAT (text, json, markdown), else in --format when "
+    "given, else in the format PATH's suffix names (.txt .json .md); repeatable "
+    "(-o specs/rules.json -o docs/rules.md).",
+    multiple=True,
 )
-@click.option(
-    "--docs",
-    "docs",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the Markdown rule reference to this file (docs/rules.md).",
-)
-def rules(rule_ids: tuple[str, ...], fmt: str, export: Path | None, docs: Path | None) -> None:
+@renamed("--export", "-o json=PATH", into="output", value=lambda path: f"json={path}")
+@renamed("--docs", "-o markdown=PATH", into="output", value=lambda path: f"markdown={path}")
+def rules(rule_ids: tuple[str, ...], fmt: str, output: tuple[str, ...]) -> None:
     """List the conformance rules: id, severity, title, and how they compare with peers.
 
     With rule IDs (TOOL-006 ...), print each rule's whole documentation instead.
     """
     if rule_ids:
+        if fmt == "markdown" or output:
+            raise click.UsageError("with rule IDs: --format text or json, on stdout")
         _show_rules(rule_ids, fmt)
         return
-    for path, text in ((export, export_rules_json), (docs, rules_markdown)):
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text(), encoding="utf-8")
-            except OSError as exc:
-                _fail(f"cannot write {path}: {exc.strerror or exc}")
-            click.echo(f"{path}: {len(RULES)} rules")
-    if export is not None or docs is not None:
-        return
+    given = format_given() if output else None
+    targets = [parse_target(v, RULES_FORMATS, fmt, RULES_SUFFIXES, given=given) for v in output]
+    check_targets(targets)
+    for target in targets:
+        write_target(target, _catalogue(target.fmt))
+        if target.path is not None:
+            click.echo(f"{target.path}: {len(RULES)} rules")
+    if not targets:
+        click.echo(_catalogue(fmt), nl=False)
+
+
+def _catalogue(fmt: str) -> str:
     if fmt == "json":
-        click.echo(export_rules_json(), nl=False)
-        return
+        return export_rules_json()
+    if fmt == "markdown":
+        return rules_markdown()
+    lines = []
     category = None
     for rule in RULES.values():
         if rule.category != category:
             category = rule.category
-            click.echo(f"\n{category}: {CATEGORIES[category]}")
+            lines.append(f"\n{category}: {CATEGORIES[category]}")
         peers = f"verifyEvents {rule.verify_events}"
         if rule.ag_ui_validate:
             peers += f"; ag-ui-validate {', '.join(rule.ag_ui_validate)}"
-        click.echo(f"  {rule.id:<11} {rule.severity:<8} {rule.title}  [{peers}]")
-    click.echo(
+        lines.append(f"  {rule.id:<11} {rule.severity:<8} {rule.title}  [{peers}]")
+    lines.append(
         f"\n{len(RULES)} rules. `agui-fsm rules ID` prints a rule's documentation; "
         "`agui-fsm rules --format json` has them all."
     )
+    return "\n".join(lines) + "\n"
 
 
 def _show_rules(rule_ids: tuple[str, ...], fmt: str) -> None:

@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from agui_fsm.cli.config import Settings, rule_levels, settings_for
 from agui_fsm.cli.inputs import check_source_options, failing, open_source, source_options
 from agui_fsm.cli.options import jobs_option
+from agui_fsm.cli.outputs import Target, write_text
 from agui_fsm.cli.progress import Progress, for_terminal
-from agui_fsm.cli.reports import config_option, format_option, output_option, parse_outputs
+from agui_fsm.cli.reports import (
+    config_option,
+    format_option,
+    report_output_option,
+    report_targets,
+)
 from agui_fsm.conformance.report import (
     FAIL_ON,
     doc_lines,
@@ -47,6 +54,35 @@ class _Stdout:
         click.echo(text, nl=nl)
 
 
+def _validate_many(
+    source: str, fmt: str, files: list[Target], exclude: tuple[str, ...], **options: Any
+) -> int:
+    """A DIR or GLOB: one document for the files (text, json or junit) on stdout and in each
+    ``-o`` file; the exit status."""
+    from agui_fsm.conformance import batch
+
+    for chosen in (fmt, *(t.fmt for t in files)):
+        if chosen == "sarif":
+            raise click.UsageError(
+                "a DIR or GLOB gives one text, json or junit document: SARIF takes a single input"
+            )
+    written = [(t, []) for t in files]
+    try:
+        code = batch.run(
+            source,
+            click.echo,
+            fmt=fmt,
+            also=[(t.fmt, lines.append) for t, lines in written],
+            exclude=exclude,
+            **options,
+        )
+    except UsageError as exc:
+        _fail(str(exc))
+    for target, lines in written:
+        write_text(target.path, "".join(line + "\n" for line in lines))
+    return code
+
+
 def _settings(config: Path | None) -> Settings:
     try:
         return settings_for(config)
@@ -58,7 +94,7 @@ def _settings(config: Path | None) -> Settings:
 @click.argument("source", required=False, metavar="[PATH|DIR|GLOB|-]")
 @source_options
 @format_option
-@output_option("sarif=agui.sarif")
+@report_output_option("agui.sarif")
 @click.option(
     "--fail-on",
     type=click.Choice(list(FAIL_ON)),
@@ -80,6 +116,14 @@ def _settings(config: Path | None) -> Settings:
 )
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failing violation.")
 @jobs_option("For a DIR or GLOB of traces")
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="For a DIR or GLOB: skip the files and folders GLOB matches (their name or their "
+    "path under DIR); repeatable. Skipped already: version control, virtual environments, "
+    "node_modules, caches, what git ignores.",
+)
 def validate(
     source: str | None,
     url: str | None,
@@ -90,7 +134,7 @@ def validate(
     max_time: float | None,
     input_format: str,
     fmt: str,
-    outputs: tuple[str, ...],
+    output: tuple[str, ...],
     fail_on: str | None,
     levels_given: tuple[str, ...],
     config: Path | None,
@@ -100,40 +144,36 @@ def validate(
     max_event_bytes: int,
     max_inflate_ratio: float,
     jobs: int,
+    exclude: tuple[str, ...],
 ) -> None:
     """Check that an AG-UI event stream is valid, and report every violation.
 
     PATH is a JSON Lines file, a JSON array of events or a captured SSE stream; '-' reads
     stdin. --input names the RunAgentInput a capture ran on (a run that continues a thread:
     its earlier tool calls, its state, its tools). A DIR (its .jsonl, .ndjson, .json and
-    .sse files) or a GLOB validates each file on its own, in --jobs processes, with one
-    report per file and a summary. Each violation
+    .sse files, without what ruff and pytest skip: virtual environments, node_modules,
+    version control, what git ignores) or a GLOB validates each file on its own, in --jobs
+    processes, with one report per file and a summary. Each violation
     carries a rule id (see `agui-fsm rules`), the event's index and line, and what to
     change. Settings also come from [tool.agui-fsm] in pyproject.toml.
     """
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")
     check_source_options(url, body, headers, run_input, max_time)
-    files = parse_outputs(outputs)
+    files = report_targets(output, fmt)
     settings = _settings(config)
     levels = {**settings.rules, **rule_levels(levels_given)}
     fail_on = fail_on or settings.fail_on or "error"
     group = bool(settings.group) if group is None else group
     if source not in (None, "-") and is_many(source):
-        from agui_fsm.conformance import batch
-
         if run_input is not None:
             raise click.UsageError("--input is the input of one capture: give a single PATH")
-        if fmt == "sarif" or files:
-            raise click.UsageError(
-                "a directory or glob prints one text, json or junit document: --format sarif "
-                "and --output take a single input"
-            )
         raise SystemExit(
-            batch.run(
+            _validate_many(
                 source,
-                click.echo,
-                fmt=fmt,
+                fmt,
+                files,
+                exclude,
                 jobs=jobs,
                 input_format=input_format,
                 max_bytes=max_line_bytes,
@@ -144,6 +184,8 @@ def validate(
                 max_event_bytes=max_event_bytes,
             )
         )
+    if exclude:
+        raise click.UsageError("--exclude goes with a DIR or GLOB")
     opened = open_source(
         source,
         url=url,
@@ -185,12 +227,9 @@ def validate(
         if progress is not None:
             progress.clear()
         opened.close()
-    for file_fmt, path in files:
-        try:
-            text = render(file_fmt, name, report, group=group, docs_url=settings.docs_url)
-            path.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            _fail(f"cannot write {path}: {exc.strerror or exc}")
+    for target in files:
+        text = render(target.fmt, name, report, group=group, docs_url=settings.docs_url)
+        write_text(target.path, text)
     if fmt != "text":
         out.echo(render(fmt, name, report, docs_url=settings.docs_url), nl=False)
     else:

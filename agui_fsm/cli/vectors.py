@@ -11,8 +11,19 @@ from typing import Any
 import click
 
 from agui_fsm.cli.options import SECONDS
+from agui_fsm.cli.outputs import (
+    CannotWrite,
+    check_targets,
+    check_writable,
+    format_given,
+    new_folder,
+    output_option,
+    parse_target,
+    renamed_argument,
+    write_target,
+)
+from agui_fsm.conformance.report import plural
 from agui_fsm.limits import DEFAULT_MAX_REPLY_BYTES
-from agui_fsm.replay.reference import REFERENCE_RELEASE
 from agui_fsm.vectors.catalogue import (
     LEVELS,
     Catalogue,
@@ -22,6 +33,7 @@ from agui_fsm.vectors.catalogue import (
 )
 from agui_fsm.vectors.driver import DEFAULT_TIMEOUT, Driver, DriverError
 from agui_fsm.vectors.report import read_expectations, read_known, run_vectors
+from agui_fsm.versions import REFERENCE_RELEASE
 
 VECTORS_OPTION = click.option(
     "--vectors",
@@ -55,6 +67,8 @@ LEVEL_OPTION = _choice(
     "(application), or in AG-UI 1.0's own terms: Message[], state, pending interrupts, each "
     "run's outcome (protocol; the vectors that have such an output, spec profile).",
 )
+RUN_FORMATS = ["text", "json", "junit"]
+RUN_SUFFIXES = {".txt": "text", ".json": "json", ".xml": "junit"}
 
 
 def _catalogue(vectors_dir: Path | None, profile: str | None = None) -> Catalogue:
@@ -99,19 +113,29 @@ def list_vectors(vectors_dir: Path | None, profile: str, level: str) -> None:
 
 
 @vectors.command("export")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@output_option(
+    "The folder to write (created when its parent exists): empty, new, or an earlier export."
+)
+@renamed_argument("-o/--output", into="output")
 @VECTORS_OPTION
-def export(out: Path, vectors_dir: Path | None) -> None:
-    """Write what a port vendors into OUT: the vectors, each profile's expected outputs,
-    index.json (with the agui-fsm version), FORMAT.md, DRIVER.md and the scenario schema."""
+def export(output: str | None, vectors_dir: Path | None) -> None:
+    """Write what a port vendors into the folder -o names: the vectors, each profile's
+    expected outputs, index.json (with the agui-fsm version), FORMAT.md, DRIVER.md and the
+    scenario schema."""
+    if output is None or output == "-":
+        raise click.UsageError("give the folder to write: -o PATH")
+    out = Path(output)
     catalogue = _catalogue(vectors_dir)
+    check_writable(out, folder=True)
     try:
-        written = export_kit(catalogue, out)
+        with new_folder(out):
+            written = export_kit(catalogue, out)
     except CatalogueError as exc:
         raise click.UsageError(str(exc)) from exc
     except OSError as exc:
-        raise click.UsageError(f"cannot write {out}: {exc.strerror or exc}") from exc
-    click.echo(f"{out}: {len(catalogue.vectors)} vectors, {len(written)} files")
+        raise CannotWrite(f"cannot write {out}: {exc.strerror or exc}") from exc
+    counts = f"{plural(len(catalogue.vectors), 'vector')}, {plural(len(written), 'file')}"
+    click.echo(f"{out}: {counts}")
 
 
 @vectors.command("run")
@@ -187,10 +211,15 @@ def export(out: Path, vectors_dir: Path | None) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "junit"]),
+    type=click.Choice(RUN_FORMATS),
     default="text",
     show_default=True,
     help="text: a line per vector that did not pass, then a summary.",
+)
+@output_option(
+    "Also write the report to PATH, in FORMAT (text, json, junit), else in --format when "
+    "given, else in the format PATH's suffix names (.txt .json .xml), else text; repeatable.",
+    multiple=True,
 )
 @VECTORS_OPTION
 def run(
@@ -207,6 +236,7 @@ def run(
     patterns: tuple[str, ...],
     exact_errors: bool,
     fmt: str,
+    output: tuple[str, ...],
     vectors_dir: Path | None,
 ) -> None:
     """Run every vector through a port's driver and compare its output with the expected one.
@@ -215,6 +245,9 @@ def run(
     every one with --all-differences), then a summary. Exit status: 0 every vector passed
     (or was skipped or expected to fail), 1 one failed, 2 a usage error or a driver that
     could not be run."""
+    given = format_given() if output else None
+    targets = [parse_target(v, RUN_FORMATS, fmt, RUN_SUFFIXES, given=given) for v in output]
+    check_targets(targets)
     catalogue = _catalogue(vectors_dir, profile)
     try:
         command = tuple(shlex.split(driver))
@@ -253,5 +286,7 @@ def run(
     except DriverError as exc:
         click.echo(f"agui-fsm vectors run: driver error: {exc}", err=True)
         sys.exit(2)
+    for target in targets:
+        write_target(target, report.render(target.fmt))
     click.echo(report.render(fmt), nl=False)
     sys.exit(report.exit_code)

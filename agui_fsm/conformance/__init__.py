@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agui_fsm.conformance.report import Report, Violation
     from agui_fsm.conformance.rules import RULES, Rule
-    from agui_fsm.conformance.validator import Validator, validate
+    from agui_fsm.conformance.sources import validate
+    from agui_fsm.conformance.validator import Validator
 
 # Loaded on first use, so that importing one submodule (the shape table's generator, the
 # batch runner) does not build the validator.
@@ -24,7 +25,7 @@ _EXPORTS = {
     "Rule": "rules",
     "Validator": "validator",
     "Violation": "report",
-    "validate": "validator",
+    "validate": "sources",
 }
 __all__ = ["RULES", "Report", "Rule", "Validator", "Violation", "validate"]
 

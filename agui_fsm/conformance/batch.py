@@ -12,7 +12,6 @@ violations of each rule the archive holds, in how many files.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import time
@@ -22,11 +21,11 @@ from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agui_fsm.conformance.report import Report, render
+from agui_fsm.conformance.discover import TRACE_SUFFIXES, Found, find_traces
+from agui_fsm.conformance.report import Report, plural, render
 from agui_fsm.errors import UsageError
 from agui_fsm.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 
-TRACE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse")
 # One file's work, picklable: (path, input format, max line bytes, fail fast, rule levels,
 # fail-on[, max event bytes]).
 Task = (
@@ -35,14 +34,10 @@ Task = (
 )
 
 
-def expand(source: str) -> list[Path]:
-    """The trace files of a directory (recursively, by suffix) or of a glob, sorted."""
-    path = Path(source)
-    if path.is_dir():
-        found = (p for p in path.rglob("*") if p.suffix in TRACE_SUFFIXES and p.is_file())
-    else:
-        found = (Path(p) for p in glob.glob(source, recursive=True) if Path(p).is_file())
-    return sorted(found)
+def expand(source: str, exclude: Sequence[str] = ()) -> list[Path]:
+    """The trace files of a directory (recursively, by suffix) or of a glob, sorted, without
+    what :func:`~agui_fsm.conformance.discover.find_traces` skips."""
+    return find_traces(source, exclude).paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,9 +197,9 @@ class Summary:
 
     def line(self, seconds: float) -> str:
         return (
-            f"{self.files} file{'s' * (self.files != 1)}: {self.valid} valid, "
-            f"{self.invalid} invalid, {self.unreadable} unreadable; {self.events} events, "
-            f"{self.errors} errors, {self.warnings} warnings in {seconds:.2f} s"
+            f"{plural(self.files, 'file')}: {self.valid} valid, {self.invalid} invalid, "
+            f"{self.unreadable} unreadable; {plural(self.events, 'event')}, "
+            f"{plural(self.errors, 'error')}, {plural(self.warnings, 'warning')} in {seconds:.2f} s"
         )
 
     def rule_lines(self) -> list[str]:
@@ -243,11 +238,61 @@ def _unreadable_suite(result: FileResult) -> str:
     )
 
 
+class _Document:
+    """One report of a batch in one format, written line by line through ``echo``."""
+
+    def __init__(self, fmt: str, echo: Callable[[str], None], docs_url: str | None) -> None:
+        self.fmt = fmt
+        self.echo = echo
+        self.docs_url = docs_url
+        self.entries: list[dict[str, object]] = []
+        self.suites: list[str] = []
+
+    def add(self, result: FileResult) -> None:
+        report = result.report
+        if self.fmt == "text":
+            if report is None:
+                self.echo(result.error or "")
+            else:
+                self.echo(render("text", result.name, report, docs_url=self.docs_url).rstrip())
+        elif self.fmt == "json":
+            body = {"error": result.error} if report is None else report.as_dict()
+            self.entries.append({"name": result.name, **body})
+        elif report is not None:
+            self.suites.append(render("junit", result.name, report).split("\n", 1)[1].rstrip())
+        else:
+            self.suites.append(_unreadable_suite(result))
+
+    def finish(self, summary: Summary, found: Found, seconds: float) -> None:
+        echo = self.echo
+        if self.fmt == "text":
+            if summary.rules:
+                echo("violations by rule, across the files:")
+                for line in summary.rule_lines():
+                    echo(line)
+            skipped = found.skipped_line()
+            if skipped is not None:
+                echo(skipped)
+            echo(summary.line(seconds))
+        elif self.fmt == "json":
+            document = {
+                "valid": summary.exit_code == 0,
+                "summary": {**summary.as_dict(), "skipped": found.as_dict()},
+                "files": self.entries,
+            }
+            echo(json.dumps(document, indent=2, ensure_ascii=False))
+        else:
+            echo('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + "\n".join(self.suites))
+            echo("</testsuites>")
+
+
 def run(
     source: str,
     echo: Callable[[str], None],
     *,
     fmt: str = "text",
+    also: Sequence[tuple[str, Callable[[str], None]]] = (),
+    exclude: Sequence[str] = (),
     jobs: int = 1,
     input_format: str = "auto",
     max_bytes: int,
@@ -257,17 +302,24 @@ def run(
     docs_url: str | None = None,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
 ) -> int:
-    """Validate every trace of SOURCE, print one report per file and a summary; the exit
-    status (0 all valid, 1 one invalid, 2 one unreadable or no file at all). ``docs_url``:
-    where the project publishes the rule reference, if it does."""
-    paths = expand(source)
-    if not paths:
-        echo(f"agui-fsm validate: no trace file in {source} ({', '.join(TRACE_SUFFIXES)})")
-        return 2
+    """Validate every trace of SOURCE (without what ``exclude`` and
+    :func:`~agui_fsm.conformance.discover.find_traces` skip), print one report per file and
+    a summary in ``fmt`` through ``echo``, and the same in each other (format, echo) of
+    ``also``; the exit status (0 all valid, 1 one invalid, 2 one unreadable). ``docs_url``:
+    where the project publishes the rule reference, if it does.
+    :class:`~agui_fsm.errors.UsageError` when SOURCE holds no trace file."""
+    found = find_traces(source, exclude)
+    if not found.paths:
+        skipped = found.skipped_line()
+        raise UsageError(
+            f"no trace file in {source} ({', '.join(TRACE_SUFFIXES)})"
+            + (f"; {skipped}" if skipped else "")
+        )
     start = time.perf_counter()
     summary = Summary(fail_on=fail_on)
+    documents = [_Document(f, e, docs_url) for f, e in ((fmt, echo), *also)]
     results = validate_files(
-        paths,
+        found.paths,
         jobs=jobs,
         input_format=input_format,
         max_bytes=max_bytes,
@@ -276,34 +328,11 @@ def run(
         fail_on=fail_on,
         max_event_bytes=max_event_bytes,
     )
-    entries = []
-    suites = []
     for result in results:
         summary.add(result)
-        report = result.report
-        if fmt == "text":
-            if report is None:
-                echo(result.error)
-            else:
-                echo(render("text", result.name, report, docs_url=docs_url).rstrip())
-        elif fmt == "json":
-            body = {"error": result.error} if report is None else report.as_dict()
-            entries.append({"name": result.name, **body})
-        elif report is not None:
-            suites.append(render("junit", result.name, report).split("\n", 1)[1].rstrip())
-        else:
-            suites.append(_unreadable_suite(result))
+        for document in documents:
+            document.add(result)
     seconds = time.perf_counter() - start
-    if fmt == "text":
-        if summary.rules:
-            echo("violations by rule, across the files:")
-            for line in summary.rule_lines():
-                echo(line)
-        echo(summary.line(seconds))
-    elif fmt == "json":
-        document = {"valid": summary.exit_code == 0, "summary": summary.as_dict(), "files": entries}
-        echo(json.dumps(document, indent=2, ensure_ascii=False))
-    else:
-        echo('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + "\n".join(suites))
-        echo("</testsuites>")
+    for document in documents:
+        document.finish(summary, found, seconds)
     return summary.exit_code

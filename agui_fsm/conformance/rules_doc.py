@@ -1,7 +1,7 @@
 """A rule's documentation, written from the catalogue: as text for ``agui-fsm rules ID`` and
 SARIF's ``help.text``, as Markdown for SARIF's ``help.markdown`` and ``docs/rules.md``.
 
-The page is generated from :data:`~agui_fsm.conformance.rules.RULES` (``agui-fsm rules --docs
+The page is generated from :data:`~agui_fsm.conformance.rules.RULES` (``agui-fsm rules -o
 docs/rules.md``), so the page, the command and the validator cannot drift; each rule's heading
 is its id, which gives the anchor :func:`~agui_fsm.conformance.rules.doc_link` adds.
 """
@@ -12,7 +12,7 @@ import textwrap
 
 from agui_fsm.conformance.rules import CATEGORIES, RULES, Rule
 
-DOCS_COMMAND = "agui-fsm rules --docs docs/rules.md"
+DOCS_COMMAND = "agui-fsm rules -o docs/rules.md"
 _VERDICTS = {
     "same": "same as `@ag-ui/client` 1.0.0 (an error exactly where the client throws)",
     "stricter": "stricter than `@ag-ui/client` 1.0.0 (reported where the client accepts)",

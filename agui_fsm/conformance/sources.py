@@ -2,7 +2,8 @@
 
 The readers of each format are in :mod:`~agui_fsm.conformance.framing`; this module picks
 one (:func:`detect`), opens a live endpoint (:func:`read_url`) and runs the frames through
-a :class:`~agui_fsm.conformance.validator.Validator` (:func:`check`).
+a :class:`~agui_fsm.conformance.validator.Validator` (:func:`check`); :func:`validate`, the
+public entry point, takes events, a path or a file.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import io
 import itertools
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, BinaryIO
 
 from agui_fsm.conformance.findings import Report, Violation
 from agui_fsm.conformance.framing import CHUNK, Frame, read_json_array, read_jsonl, read_sse
 from agui_fsm.conformance.jsonl import JsonLines
+from agui_fsm.conformance.rules import Level
 from agui_fsm.conformance.validator import Validator
 from agui_fsm.errors import UsageError
 from agui_fsm.limits import DEFAULT_MAX_LINE_BYTES, ReadLimits, past_max_time
@@ -38,6 +40,7 @@ __all__ = [
     "read_jsonl",
     "read_sse",
     "read_url",
+    "validate",
 ]
 
 FORMATS = ("jsonl", "json", "sse")
@@ -333,3 +336,48 @@ def check(
         if on_violation is not None:
             on_violation(violation)
     return v.report()
+
+
+# --- the public entry point ------------------------------------------------------------------
+def validate(
+    events: Iterable[Mapping[str, Any] | Any] | str | os.PathLike[str] | BinaryIO,
+    *,
+    fail_fast: bool = False,
+    rules: Mapping[str, Level] | None = None,
+    fail_on: str = "error",
+    run_input: Mapping[str, Any] | Any | None = None,
+) -> Report:
+    """Validate a whole stream of AG-UI events (wire dicts, JSON texts or ag_ui.core models),
+    or a recorded trace: a path (``str`` or ``os.PathLike``) or a file object, read as
+    ``agui-fsm validate`` reads a file (JSON Lines, a JSON array or SSE; violations carry
+    their line).
+
+    ``rules`` overrides severities (``{"TOOL-010": "off"}``). With ``fail_fast`` it stops at
+    the first violation that ``fail_on`` (``error`` or ``warning``) counts as failing, skips
+    the end-of-stream checks and marks the report ``stopped_early``. ``run_input`` is the
+    RunAgentInput the first run ran on, when its RUN_STARTED does not carry it (a capture of
+    a run that continues a thread: see :class:`Validator`). A single event, or the bytes of
+    a trace, is a :class:`TypeError` that says what to pass instead; a path that
+    cannot be read raises the :class:`OSError` of opening it.
+    """
+    validator = Validator(rules, run_input=run_input)
+    options = {"fail_fast": fail_fast, "fail_on": fail_on, "validator": validator}
+    if isinstance(events, str | os.PathLike):
+        with open(events, "rb") as stream:
+            return check(read(stream), **options)
+    if callable(getattr(events, "read", None)):
+        return check(read(getattr(events, "buffer", events)), **options)  # text: its bytes
+    if isinstance(events, bytes | bytearray | memoryview | Mapping):
+        one = isinstance(events, Mapping)
+        raise TypeError(
+            "validate() takes a list of events, a path or a file, not "
+            + ("one event: validate([event])" if one else "a trace's bytes: io.BytesIO(data)")
+        )
+    for event in events:
+        found = validator.feed(event)
+        if fail_fast and validator.fails(found, fail_on):
+            report = validator.report()
+            report.stopped_early = True
+            return report
+    validator.finish()
+    return validator.report()

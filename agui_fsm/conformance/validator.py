@@ -28,7 +28,7 @@ for what it evidently meant, so one fault does not hide the next.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agui_fsm.conformance import deltas, structs
@@ -525,30 +525,3 @@ def as_run_input(run_input: Mapping[str, Any] | BaseModel) -> Any:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"])) or "the input"
         raise UsageError(f"run_input is not a RunAgentInput: {where}: {first['msg']}") from None
-
-
-def validate(
-    events: Iterable[Mapping[str, Any] | BaseEvent | str | bytes],
-    *,
-    fail_fast: bool = False,
-    rules: Mapping[str, Level] | None = None,
-    fail_on: str = "error",
-    run_input: Mapping[str, Any] | BaseModel | None = None,
-) -> Report:
-    """Validate a whole stream of AG-UI events (wire dicts, JSON texts or ag_ui.core models).
-
-    ``rules`` overrides severities (``{"TOOL-010": "off"}``). With ``fail_fast`` it stops at
-    the first violation that ``fail_on`` (``error`` or ``warning``) counts as failing, skips
-    the end-of-stream checks and marks the report ``stopped_early``. ``run_input`` is the
-    RunAgentInput the first run ran on, when its RUN_STARTED does not carry it (a capture
-    of a run that continues a thread: see :class:`Validator`).
-    """
-    validator = Validator(rules, run_input=run_input)
-    for event in events:
-        found = validator.feed(event)
-        if fail_fast and validator.fails(found, fail_on):
-            report = validator.report()
-            report.stopped_early = True
-            return report
-    validator.finish()
-    return validator.report()

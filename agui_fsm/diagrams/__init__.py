@@ -10,7 +10,7 @@ Mermaid text need no binary; SVG and PNG are rendered by Graphviz's ``dot``.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import graphviz
@@ -93,20 +93,22 @@ def write_diagrams(
     tables: Iterable[MachineTable] = ALL_TABLES,
     detail: str = "readable",
     overview: bool = True,
+    write: Callable[[Path, bytes], None] = Path.write_bytes,
 ) -> list[Path]:
-    """Write every machine (and the overview) in every format under ``out``; the paths
-    written, in order."""
+    """Write every machine (and the overview) in every format under ``out`` (created with
+    its parents when missing), each file by ``write(path, data)``; the paths written, in
+    order."""
     out.mkdir(parents=True, exist_ok=True)
     tables, formats = list(tables), list(formats)
     written = []
     for table in tables:
         for fmt in formats:
             path = out / file_name(table.name, fmt, detail)
-            path.write_bytes(render(table, fmt, detail))
+            write(path, render(table, fmt, detail))
             written.append(path)
     if overview:
         for fmt in formats:
             path = out / file_name(OVERVIEW, fmt)
-            path.write_bytes(render_overview(fmt, tables))
+            write(path, render_overview(fmt, tables))
             written.append(path)
     return written

@@ -49,6 +49,21 @@
   }
   for (const d of DATA.diagnostics) rows[d[0]].diagnostics.push({ rule: d[1], message: d[2] });
   const runs = DATA.runs;
+  // What the client made of a run where that is not what the stream said (it failed it).
+  const outcomeOf = (run) => run.client || run.outcome;
+  const NAMES = DATA.names || {};
+  // A machine instance the client named with a made-up id, in words ("run request 1").
+  const instName = (machine, inst) => (NAMES[machine] && NAMES[machine][inst]) || inst || machine;
+  // An id the client made up (a placeholder's, a user message's) is shown as what it names.
+  const MADE = new Set(DATA.madeIds || []);
+  const byId = new Map();
+  for (const named of Object.values(NAMES)) for (const [raw, name] of Object.entries(named)) byId.set(raw, name);
+  const idLabel = (id) => {
+    if (typeof id !== "string") return id;
+    if (byId.has(id)) return byId.get(id);
+    const made = id.replace(/^__optimistic__/, "");
+    return MADE.has(made) ? "(an id the client made up)" : id;
+  };
 
   function shortOf(ev) {
     if (typeof ev.delta === "string") return quote(ev.delta);
@@ -138,18 +153,21 @@
       }, `${counts[sev]} ${sev}${counts[sev] === 1 || sev === "info" ? "" : "s"}`)));
     const runChips = el("span", { id: "runs" });
     const chip = (run, k) => el("span", {
-      class: `chip ${run.outcome}`, title: `rows ${run.first}\u2013${run.last}; click to show this run`,
+      class: `chip ${outcomeOf(run)}`, "data-run": String(k),
+      title: `rows ${run.first}\u2013${run.last}`
+        + (run.client ? `; the stream said ${run.outcome}, the client ${run.client} the run` : "")
+        + "; click to show this run",
       onclick: () => { filterRun.value = String(k); applyFilters(); select(run.first); },
-    }, `${runName(k)} \u00b7 ${run.outcome}${run.detail ? `: ${clip(run.detail, 40)}` : ""}`);
+    }, `${runName(k)} \u00b7 ${outcomeOf(run)}${run.detail ? `: ${clip(run.detail, 40)}` : ""}`);
     if (!runs.length) runChips.append("No RUN_STARTED seen.");
     else if (runs.length <= 8) {
       runChips.append("Runs: ");
       runs.forEach((run, k) => runChips.append(chip(run, k), " "));
     } else {
       const byOutcome = new Map();
-      for (const run of runs) byOutcome.set(run.outcome, (byOutcome.get(run.outcome) || 0) + 1);
+      for (const run of runs) byOutcome.set(outcomeOf(run), (byOutcome.get(outcomeOf(run)) || 0) + 1);
       runChips.append(`${plural(runs.length, "run")}: ${[...byOutcome].map(([o, n]) => `${n} ${o}`).join(", ")}`);
-      const notable = runs.map((run, k) => [run, k]).filter(([run]) => !["success", "finished"].includes(run.outcome));
+      const notable = runs.map((run, k) => [run, k]).filter(([run]) => !["success", "finished"].includes(outcomeOf(run)));
       if (notable.length) runChips.append(" \u2014 ");
       notable.slice(0, 6).forEach(([run, k]) => runChips.append(chip(run, k), " "));
       if (notable.length > 6) runChips.append(`and ${notable.length - 6} more (see the run filter)`);
@@ -195,7 +213,7 @@
     for (const [type, n] of [...types].sort()) filterType.append(el("option", { value: type }, `${type} (${n})`));
     filterRun.append(el("option", { value: "" }, "all runs"));
     runs.forEach((run, k) => filterRun.append(el("option", { value: String(k) },
-      `${runName(k)} (${run.outcome})`)));
+      `${runName(k)} (${outcomeOf(run)})`)));
     if (rows.some((r) => r.kind === "event" && r.run === null)) {
       filterRun.append(el("option", { value: "none" }, "outside any run"));
     }
@@ -384,7 +402,7 @@
       const parentKey = path[j - 1];
       if (parentKey === "messages" && typeof key === "number") {
         const m = node && node[key];
-        out.push(`${j > 1 ? "nested message" : "message"} ${key}${m && m.id ? ` (${m.id})` : ""}`);
+        out.push(`${j > 1 ? "nested message" : "message"} ${key}${m && m.id ? ` (${idLabel(m.id)})` : ""}`);
         node = m;
       } else if (parentKey === "content" && typeof key === "number") {
         const p = node && node[key];
@@ -496,13 +514,25 @@
       const [kind, path] = op;
       const place = describePath(path, thread);
       if (kind === "a") list.append(el("li", {}, place, el("span", { class: "op" }, " += "), quote(op[2])));
-      else if (kind === "s") list.append(el("li", {}, place, el("span", { class: "op" }, " = "), clip(json(op[2]), 160)));
+      else if (kind === "s") list.append(el("li", {}, place, el("span", { class: "op" }, " = "), valueText(path, op[2])));
       else if (kind === "d") list.append(el("li", {}, place, el("span", { class: "op del" }, " removed")));
       else list.append(el("li", {}, place, el("span", { class: "op del" }, ` cut to ${op[2]} items`)));
     }
     if (ops.length > 60) list.append(el("li", { class: "note" }, `\u2026 and ${ops.length - 60} more changes`));
     box.append(list);
     return box;
+  }
+
+  // A whole message set at once is said in words (its role, status and parts), not as the
+  // client's internal record.
+  function valueText(path, value) {
+    if (path.length === 2 && path[0] === "messages" && isObject(value) && typeof value.role === "string") {
+      const parts = Array.isArray(value.content) ? value.content.length : 0;
+      const status = statusText(value.status);
+      const article = /^[aeiou]/.test(value.role) ? "an" : "a";
+      return `${article} ${value.role} message${status ? ` (${status})` : ""}, ${parts ? plural(parts, "part") : "no content yet"}`;
+    }
+    return clip(json(value), 160);
   }
 
   function pretty(value) {
@@ -516,6 +546,11 @@
   }
 
   const PART_KEYS = new Set(["type", "text", "toolCallId", "toolName", "argsText", "args", "result", "isError", "parentId", "messages"]);
+  // A part's fields in words; a field the page does not know keeps its name.
+  const FIELD_NAMES = { argsText: "arguments", args: "arguments, parsed", isError: "an error",
+    unstable_toolMessageId: "tool message", toolCallId: "tool call", toolName: "tool",
+    parentId: "parent", artifact: "artifact", messages: "messages" };
+  const fieldName = (key) => FIELD_NAMES[key] || key;
 
   function partView(part, key, places, depth) {
     const changed = places.has(`${key}self`);
@@ -527,10 +562,10 @@
     } else if (kind === "tool-call") {
       const grid = el("div", { class: "field" },
         field("tool", `${part.toolName}  (${part.toolCallId})`),
-        field("argsText", part.argsText === undefined ? "(none)" : part.argsText || "(empty)"));
-      if (part.argsText === undefined) grid.append(...field("args", part.args));
+        field(fieldName("argsText"), part.argsText === undefined ? "(none)" : part.argsText || "(empty)"));
+      if (part.argsText === undefined) grid.append(...field(fieldName("args"), part.args));
       grid.append(...field("result", "result" in part ? part.result : "(no result yet)"));
-      if (part.isError) grid.append(...field("isError", true));
+      if (part.isError) grid.append(...field(fieldName("isError"), true));
       box.append(grid);
       if (Array.isArray(part.messages)) {
         // Past a few levels the nesting stops indenting: a chain of subagents may be 17 deep.
@@ -542,7 +577,7 @@
     const rest = Object.keys(part).filter((k) => !PART_KEYS.has(k) || (kind !== "tool-call" && kind !== "text" && kind !== "reasoning" && k !== "type"));
     if (rest.length) {
       const grid = el("div", { class: "field" });
-      for (const k of rest) grid.append(...field(k, part[k]));
+      for (const k of rest) grid.append(...field(fieldName(k), part[k]));
       box.append(grid);
     }
     return box;
@@ -573,7 +608,7 @@
         nested ? el("span", { class: "subagent-label" }, "subagent") : null,
         nested && agui && agui.name !== undefined ? el("span", { class: "subagent-name" }, String(agui.name)) : null,
         el("span", { class: "role" }, message.role),
-        el("span", { class: "mono" }, message.id),
+        el("span", { class: "mono", title: idLabel(message.id) !== message.id ? message.id : null }, idLabel(message.id)),
         message.name ? el("span", {}, message.name) : null,
         status ? el("span", { class: `status status-${status.type}${places.has(`${key}status`) ? " changed" : ""}` }, statusText(status)) : null));
     if (status && status.error !== undefined) card.append(el("div", { class: "part" }, el("div", { class: "kind" }, "error"), el("pre", {}, pretty(status.error))));
@@ -696,34 +731,46 @@
     return el("div", {}, holder, el("div", { class: "note" }, toggle));
   }
 
-  // Crops a diagram to its highlighted boxes and edges (the whole machine is often too big
-  // to read at the width of the panel); "show the whole machine" undoes it.
+  // A diagram is drawn at a scale where its smallest labels (10 units) are 11 px, in a box
+  // that scrolls, centred on the row's current states (else its edges, else the live
+  // states): nothing is cut off, and nothing shrinks to fit the panel. "show the whole
+  // machine" fits it to the panel instead.
+  const CHART_SCALE = 1.1;
   function focus(holder) {
     const svg = holder.querySelector("svg");
     if (!svg) return;
-    const full = svg.dataset.full || svg.getAttribute("viewBox");
-    svg.dataset.full = full;
-    svg.setAttribute("viewBox", full);
-    const marked = svg.querySelectorAll(".current, .taken, .live");
-    if (holder.classList.contains("whole") || !marked.length) return;
-    const [fx, fy, fw, fh] = full.split(/\s+/).map(Number);
-    const box = svg.getBoundingClientRect();
-    if (!box.width) return;
-    const scale = fw / box.width;
+    const [, , fw, fh] = svg.getAttribute("viewBox").split(/[\s,]+/).map(Number);
+    if (holder.classList.contains("whole")) {
+      svg.style.width = "100%";
+      svg.style.height = "auto";
+      return;
+    }
+    svg.style.width = `${fw * CHART_SCALE}px`;
+    svg.style.height = `${fh * CHART_SCALE}px`;
+    let marked = svg.querySelectorAll("g.current");
+    if (!marked.length) marked = svg.querySelectorAll(".taken");
+    if (!marked.length) marked = svg.querySelectorAll(".live");
+    if (!marked.length) return;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const node of marked) {
       const r = node.getBoundingClientRect();
       x0 = Math.min(x0, r.left); y0 = Math.min(y0, r.top);
       x1 = Math.max(x1, r.right); y1 = Math.max(y1, r.bottom);
     }
-    const margin = 70;
-    let x = fx + (x0 - box.left) * scale - margin, y = fy + (y0 - box.top) * scale - margin;
-    let w = (x1 - x0) * scale + 2 * margin, h = (y1 - y0) * scale + 2 * margin;
-    const minW = Math.min(fw, 440);
-    if (w < minW) { x -= (minW - w) / 2; w = minW; }
-    x = Math.max(fx, Math.min(x, fx + fw - w));
-    y = Math.max(fy, Math.min(y, fy + fh - h));
-    if (w < fw || h < fh) svg.setAttribute("viewBox", `${x} ${y} ${Math.min(w, fw)} ${Math.min(h, fh)}`);
+    const box = holder.getBoundingClientRect();
+    holder.scrollLeft += (x0 + x1) / 2 - (box.left + box.right) / 2;
+    holder.scrollTop += (y0 + y1) / 2 - (box.top + box.bottom) / 2;
+  }
+
+  // One transition a row took, for people: an AG-UI event by its type, what the client did
+  // (or noticed) in words, its trigger's name kept for the diagram in the tooltip.
+  function takenLine(name, t) {
+    const trigger = S[t[3]];
+    const said = DATA.triggers && DATA.triggers[trigger];
+    const who = instName(name, S[t[1]]);
+    if (!said) return el("div", { class: "taken" }, `${who}: ${S[t[2]]} \u2014${trigger}\u2192 ${S[t[4]]}`);
+    return el("div", { class: "taken", title: `trigger ${trigger} (in the diagram)` },
+      `${who}: ${S[t[2]]} \u2192 ${S[t[4]]}`, el("span", { class: "why" }, ` \u2014 ${said}`));
   }
 
   function machinesAt(row) {
@@ -745,14 +792,14 @@
       const touched = new Set(taken.map((t) => S[t[1]]));
       const card = el("div", { class: "machine", "data-machine": name },
         el("h3", {}, name, machine ? el("span", { class: "note" }, ` \u2014 ${machine.description}`) : null),
-        taken.map((t) => el("div", { class: "taken" },
-          `${S[t[1]] || name}: ${S[t[2]]} \u2014${S[t[3]]}\u2192 ${S[t[4]]}`)));
+        taken.map((t) => takenLine(name, t)));
       const table = el("table", {});
       const listed = [...instances].filter(([inst, state]) => touched.has(inst) || !terminal.has(state));
       listed.sort((a, b) => touched.has(b[0]) - touched.has(a[0]));
       for (const [inst, state] of listed.slice(0, 20)) {
         table.append(el("tr", { class: touched.has(inst) ? "moved" : terminal.has(state) ? "ended" : null },
-          el("td", { class: "mono" }, inst || "(one)"), el("td", { class: "state" }, state)));
+          el("td", { class: "mono", title: inst || null }, inst ? instName(name, inst) : "(one)"),
+          el("td", { class: "state" }, state)));
       }
       const ended = instances.size - listed.length;
       if (listed.length > 20 || ended > 0) {
@@ -770,7 +817,7 @@
     const others = [...machines].filter(([name]) => !moved.has(name)).map(([name, instances]) => {
       const terminal = new Set(DATA.machines[name] ? DATA.machines[name].terminal : []);
       const live = [...instances].filter(([, state]) => !terminal.has(state));
-      return live.length ? `${name}: ${live.slice(0, 4).map(([i, s]) => `${i || name} ${s}`).join(", ")}${live.length > 4 ? ", \u2026" : ""}` : null;
+      return live.length ? `${name}: ${live.slice(0, 4).map(([i, s]) => `${instName(name, i)} ${s}`).join(", ")}${live.length > 4 ? ", \u2026" : ""}` : null;
     }).filter(Boolean);
     if (others.length) box.append(el("details", {}, el("summary", {}, "Other live machines"), el("ul", {}, others.map((o) => el("li", { class: "mono" }, o)))));
     return box;

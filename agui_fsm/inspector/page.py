@@ -22,6 +22,8 @@ from agui_fsm.conformance.rules_doc import rule_text
 from agui_fsm.inspector.charts import machine_charts
 from agui_fsm.inspector.encoding import dumps
 from agui_fsm.inspector.record import Recording
+from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
+from agui_fsm.spec import CLIENT_ACTIONS
 
 PAGE_FORMAT = 1
 """The data block's version (``meta.format``)."""
@@ -74,6 +76,29 @@ def _rules(recording: Recording, docs_url: str | None) -> dict[str, list[str | N
         for rule in sorted(fired)
         if rule in RULES
     }
+
+
+_KINDS = {"run": "run request", "message_status": "assistant message"}
+"""What a machine instance named by a made-up id is, in words (else the machine's name)."""
+
+
+def instance_names(recording: Recording) -> dict[str, dict[str, str]]:
+    """machine -> instance -> a name for people, for each instance the client named with an
+    id of its own making (``run request 1``, ``assistant message 2``), numbered per kind in
+    order of appearance; an id of the stream names itself."""
+    names: dict[str, dict[str, str]] = {}
+    counts: dict[str, int] = {}
+    for row in recording.rows:
+        for t in row.transitions:
+            named = names.setdefault(t.machine, {})
+            if t.instance in named or t.instance.removeprefix(OPTIMISTIC_PREFIX) not in (
+                recording.made_ids
+            ):
+                continue
+            kind = _KINDS.get(t.machine, t.machine.replace("_", " "))
+            counts[kind] = counts.get(kind, 0) + 1
+            named[t.instance] = f"{kind} {counts[kind]}"
+    return {machine: named for machine, named in names.items() if named}
 
 
 def page_data(
@@ -143,6 +168,12 @@ def page_data(
         dumps(diagnostics),
         b',"machines":',
         dumps(machines),
+        b',"names":',
+        dumps(instance_names(recording)),
+        b',"madeIds":',
+        dumps(sorted(recording.made_ids)),
+        b',"triggers":',
+        dumps({t: CLIENT_ACTIONS[t] for _, _, t, _ in sorted(taken) if t in CLIENT_ACTIONS}),
         b',"thread":{"initial":',
         frames.initial,
         b',"keyframes":{',
@@ -321,9 +352,11 @@ details > summary { cursor: pointer; color: var(--muted); }
 .machine td.state { font-weight: 600; }
 .machine tr.moved td { background: var(--mark); }
 .machine tr.ended td { color: var(--muted); }
-.chartbox { overflow-x: auto; border-top: 1px solid #eaeef2; margin-top: 4px; }
-svg.chart { width: 100%; height: auto; max-height: 560px; display: block; }
-.chartbox.whole svg.chart { max-height: none; }
+.chartbox { overflow: auto; max-height: 460px; border-top: 1px solid #eaeef2; margin-top: 4px; }
+svg.chart { display: block; max-width: none; }
+.chartbox.whole { max-height: none; }
+.machine .taken .why { font-family: system-ui, sans-serif; color: var(--muted); }
+.chip.failed, .chip.cancelled { border-color: var(--error); color: var(--error); }
 a.zoom { font-size: 12px; }
 svg.chart g.node.live path, svg.chart g.node.live polygon, svg.chart g.node.live ellipse {
   fill: #ddf4ff; stroke: #0969da; }

@@ -78,8 +78,13 @@ class RunSeen:
     first: int
     last: int
     outcome: str = "open"
-    """``success``, ``interrupt``, ``finished`` (no outcome given), ``error`` or ``open``."""
+    """What the stream said: ``success``, ``interrupt``, ``finished`` (no outcome given),
+    ``error`` or ``open``."""
     detail: str | None = None
+    client: str | None = None
+    """What the client made of the run when that is not what the stream said: ``failed``
+    (its run machine entered ``errored``: a violation it enforces, the stream breaking) or
+    ``cancelled``; None when the client went along with the stream."""
 
 
 @dataclass
@@ -102,6 +107,8 @@ class Recording:
     events_shown: int = 0
     """Rows past the limit are left out (``events_total - events_shown`` events)."""
     left_out_violations: list[Violation] = field(default_factory=list)
+    made_ids: set[str] = field(default_factory=set)
+    """The ids the client made up (:class:`CounterIds`), as opposed to the stream's."""
 
 
 class UntracedValidator:
@@ -121,9 +128,18 @@ class UntracedValidator:
             return self._validator.finish()
 
 
-def _counter_ids() -> Callable[[], str]:
-    numbers = itertools.count(1)
-    return lambda: f"id{next(numbers)}"
+class CounterIds:
+    """The client's id factory: ``id1``, ``id2``..., each one kept in :attr:`made` (the page
+    names what carries one of them in words, not by the made-up id)."""
+
+    def __init__(self) -> None:
+        self.numbers = itertools.count(1)
+        self.made: set[str] = set()
+
+    def __call__(self) -> str:
+        made = f"id{next(self.numbers)}"
+        self.made.add(made)
+        return made
 
 
 Observer = Callable[[Row, Any], None]
@@ -157,7 +173,7 @@ class RowRecorder:
             self.observe(row, self.runtime)
 
 
-def _decoded(frame: Frame) -> tuple[Any, str | None]:
+def decoded_frame(frame: Frame) -> tuple[Any, str | None]:
     """The frame's event and, when it has none, what to show instead."""
     if frame.problem is not None:
         return None, f"{frame.problem[0]}: {frame.problem[1]}"
@@ -203,7 +219,16 @@ def number_runs(rows: list[Row]) -> list[RunSeen]:
         elif kind == "RUN_ERROR":
             run.outcome, run.detail = "error", _text(event.get("message"))
             del open_runs[row.stream]
+    for run in runs:
+        for row in rows[run.first : run.last + 1]:
+            for t in row.transitions:
+                if t.machine == "run" and t.source != t.dest and t.dest in _CLIENT_ENDS:
+                    run.client = _CLIENT_ENDS[t.dest]
     return runs
+
+
+_CLIENT_ENDS = {"errored": "failed", "cancelled": "cancelled"}
+"""The run machine's states that say the client ended a run, and the words for it."""
 
 
 def _text(value: Any) -> str | None:
@@ -220,7 +245,7 @@ def settle(operation: Any) -> str | None:
 
 
 def client_options() -> dict[str, Any]:
-    return {"validator": UntracedValidator, "id_factory": _counter_ids()}
+    return {"validator": UntracedValidator, "id_factory": CounterIds()}
 
 
 # --- a trace: one stream ---------------------------------------------------------------------
@@ -259,7 +284,7 @@ def record_trace(
     report = check(keep(frames), validator=Validator(levels, run_input=run_input))
     rows = []
     for position, frame in enumerate(kept):
-        event, text = _decoded(frame)
+        event, text = decoded_frame(frame)
         rows.append(Row("event", 0, position, frame.line, event, text))
     shown = len(rows)
     whole = shown == total
@@ -277,12 +302,13 @@ def record_trace(
 
     agent = _TraceAgent(rows)
     thread_id = next((r.event.get("threadId") for r in rows if isinstance(r.event, Mapping)), None)
+    options = client_options()
     runtime = ThreadRuntime(
         agent,
         lenient=lenient,
         profile=profile,
         thread_id=thread_id if isinstance(thread_id, str) else None,
-        **client_options(),
+        **options,
     )
     parent = None
     seeded = (run_input or {}).get("messages")
@@ -291,7 +317,9 @@ def record_trace(
         parent = runtime.messages[-1].id if runtime.messages else None
     with tracing() as trace:
         recorder = agent.recorder = RowRecorder(runtime, trace, observe)
-        error = settle(runtime.resume(parent))
+        # A stream without a single event asked for no run: the client shows no reply.
+        streams = any(isinstance(row.event, Mapping) for row in rows)
+        error = settle(runtime.resume(parent)) if streams else None
         # The row the client failed on was read but not closed: what the failure changed is
         # its doing. The rows after it were never read.
         for row in rows[len(recorder.rows) :]:
@@ -311,6 +339,7 @@ def record_trace(
         events_total=total,
         events_shown=shown,
         left_out_violations=left_out,
+        made_ids=options["id_factory"].made,
     )
 
 

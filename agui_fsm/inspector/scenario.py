@@ -65,12 +65,13 @@ def record_scenario(
 
     scenario, raw, _ = read_scenario(path, data=data)
     watcher = _ScenarioRows(scenario, levels, max_rows)
+    options = client_options()
     replay = Replay(
         scenario,
         raw,
         lenient=lenient,
         profile=profile,
-        runtime_options=client_options(),
+        runtime_options=options,
         watcher=watcher,
     )
     watcher.replay = replay
@@ -95,6 +96,7 @@ def record_scenario(
         events_total=report.events,
         events_shown=sum(r.kind == "event" for r in rows),
         left_out_violations=watcher.left_out(),
+        made_ids=options["id_factory"].made,
     )
 
 

@@ -22,7 +22,7 @@ Guards = Mapping[str, bool] | Callable[[str], bool]
 _NO_GUARDS: Mapping[str, bool] = {}
 
 #: Behaviour profiles. ``spec`` (the default) is AG-UI 1.0 with every invariant
-#: holding; ``reference`` reproduces ``@assistant-ui/react-ag-ui`` 0.0.57 exactly.
+#: holding; ``reference`` reproduces ``@assistant-ui/react-ag-ui`` 0.0.58 exactly.
 PROFILES = ("spec", "reference")
 DEFAULT_PROFILE = "spec"
 

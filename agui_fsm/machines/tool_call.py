@@ -209,7 +209,7 @@ TOOL_CALL = MachineTable(
         "result becomes modelContent",
         "attach_app": "record the MCP app's resource URI and server id",
         "show_surface": "add a tool-call part at the end: toolName 'present', args the "
-        "surface's tree (argsText its JSON), result {} (as @assistant-ui/react-ag-ui 0.0.57 "
+        "surface's tree (argsText its JSON), result {} (as @assistant-ui/react-ag-ui 0.0.58 "
         "shows an A2UI surface)",
         "redraw_surface": "the part's args become the surface's tree as the snapshot left it",
         "withdraw_surface": "the surface is gone (deleted, or its root no longer renders): "

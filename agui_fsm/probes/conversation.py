@@ -51,7 +51,8 @@ async def text_turn(s: Session, opts: dict[str, Any]) -> ProbeResult:
     started = any(of_type(r, "RUN_STARTED") for r in c.runs)
     na = None if started else "the backend sent no RUN_STARTED, so there were no ids to compare"
     passed = (
-        f"a valid stream of {events} events; RUN_STARTED carries the request's threadId and runId"
+        f"a valid stream of {plural(events, 'event')}; RUN_STARTED carries the request's "
+        "threadId and runId"
     )
     return judge("text-turn", findings, c.runs, passed, na, seen)
 
@@ -644,6 +645,7 @@ async def snapshot_agrees(s: Session, opts: dict[str, Any]) -> ProbeResult:
                 )
             )
     snapshots = sum(len(of_type(r, "MESSAGES_SNAPSHOT")) for r in c.runs)
-    na = None if snapshots else f"the backend sent no MESSAGES_SNAPSHOT in {len(c.runs)} runs"
-    passed = f"{snapshots} MESSAGES_SNAPSHOT in {len(c.runs)} runs agree with what was streamed"
+    runs = plural(len(c.runs), "run")
+    na = None if snapshots else f"the backend sent no MESSAGES_SNAPSHOT in {runs}"
+    passed = f"{snapshots} MESSAGES_SNAPSHOT in {runs} agree with what was streamed"
     return judge("snapshot-agrees", findings, c.runs, passed, na, seen)

@@ -12,18 +12,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-DRIVER_DIR = Path(__file__).resolve().parents[2] / "reference-driver"
+from agui_fsm.versions import REFERENCE_VERSION
 
-REFERENCE_RELEASE = "@assistant-ui/react-ag-ui 0.0.58"
-"""The release ``reference-driver/`` pins (with ``@ag-ui/client`` 0.0.59), the newest: the
-``reference`` profile's expected outputs are its outputs."""
+DRIVER_DIR = Path(__file__).resolve().parents[2] / "reference-driver"
 
 FROZEN_RELEASES = {"0.0.57": DRIVER_DIR / "releases" / "0.0.57"}
 """Earlier releases kept installable (each folder pins one with its own package-lock.json;
 ``scripts/test`` installs them): the driver of each frozen set of expected outputs
 (``specs/conformance/frozen/reference-VERSION``)."""
 
-NEWEST_RELEASE = "0.0.58"
+NEWEST_RELEASE = REFERENCE_VERSION
+"""The release ``reference-driver/`` pins (:data:`~agui_fsm.versions.REFERENCE_RELEASE`,
+with ``@ag-ui/client`` 0.0.59), the newest: the ``reference`` profile's expected outputs
+are its outputs."""
 PROFILE_RELEASE = NEWEST_RELEASE
 """The release agui-fsm's ``reference`` profile implements. While it is a frozen one (a new
 release is out and the runtime does not follow it yet), the profile is held to that
@@ -95,6 +96,6 @@ class ReferenceRun:
 def reference_outputs(
     paths: Sequence[Path], *, timeout: float = 600, driver_dir: Path = DRIVER_DIR
 ) -> list[dict[str, Any]]:
-    """What the reference in ``driver_dir`` (by default :data:`REFERENCE_RELEASE`) prints for
-    each scenario file, in order."""
+    """What the reference in ``driver_dir`` (by default the newest release,
+    :data:`NEWEST_RELEASE`) prints for each scenario file, in order."""
     return ReferenceRun(paths, timeout=timeout, driver_dir=driver_dir).outputs()

@@ -344,14 +344,7 @@ class Replay:
 
     def output(self, rename: IdNormalizer | None = None) -> dict[str, Any]:
         runtime = self.runtime
-        out: dict[str, Any] = {
-            "messages": [message_output(m.to_dict()) for m in runtime.messages],
-            "state": runtime.state,
-            "isRunning": runtime.is_running,
-            "runs": runtime.run_count,
-            "interrupts": [dict(i) for i in runtime.pending_interrupts],
-            "errors": self.errors,
-        }
+        out = thread_output(runtime, self.errors)
         if self.history is not None:
             out["persisted"] = list(self.history.persisted)
         if self.scenario.options.tools is not None:
@@ -401,6 +394,18 @@ def _reload_target(runtime: ThreadRuntime, message_id: str | None) -> str | None
     if target.role != "assistant":
         raise UsageError("Can only reload assistant messages")
     return target.id
+
+
+def thread_output(runtime: ThreadRuntime, errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The output's keys every replay prints (FORMAT.md), before ids are normalized."""
+    return {
+        "messages": [message_output(m.to_dict()) for m in runtime.messages],
+        "state": runtime.state,
+        "isRunning": runtime.is_running,
+        "runs": runtime.run_count,
+        "interrupts": [dict(i) for i in runtime.pending_interrupts],
+        "errors": errors,
+    }
 
 
 def message_output(message: dict[str, Any]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ class RuntimeOptions(TypedDict, total=False):
 
     ``profile``: ``"spec"`` (default: AG-UI 1.0, every invariant of
     :mod:`agui_fsm.invariants` holds) or ``"reference"`` (``@assistant-ui/react-ag-ui``
-    0.0.57 exactly, its defects included). Where they differ, the difference is an edge
+    0.0.58 exactly, its defects included). Where they differ, the difference is an edge
     of the machine tables limited to one profile (``specs/machines.json``).
 
     ``queue_policy``: what append, reload and resume do while a run streams (the run

@@ -96,21 +96,31 @@ class Driver:
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     level: str = "application"
     """What the driver is asked to print (``AGUI_VECTORS_LEVEL``)."""
+    running: set[subprocess.Popen[bytes]] = field(default_factory=set, compare=False, repr=False)
+    """The driver processes now running (stopped at once when the run is interrupted)."""
 
     def replies(self, paths: Sequence[Path]) -> list[Reply]:
-        """One reply per scenario file, in order (``jobs`` processes at a time)."""
+        """One reply per scenario file, in order (``jobs`` processes at a time). Ctrl-C (or
+        any error here) ends the driver processes still running, not after their time-out."""
         paths = [Path(p).resolve() for p in paths]
         jobs = max(1, min(self.jobs, len(paths)))
         with ThreadPoolExecutor(jobs) as pool:
-            if not self.batch:
-                watch = _EarlyStop(EARLY_STOP_VECTORS if len(paths) > EARLY_STOP_VECTORS else 0)
-                replies = list(pool.map(lambda path: watch.run(self._one, path), paths))
-                if watch.stopped:
-                    raise DriverError(watch.reason())
-                return replies
-            # Round robin, so the slow vectors (they sit together by name) are spread.
-            shares = [paths[k::jobs] for k in range(jobs)]
-            answers = list(pool.map(self._batch, shares))
+            try:
+                if not self.batch:
+                    first = EARLY_STOP_VECTORS if len(paths) > EARLY_STOP_VECTORS else 0
+                    watch = _EarlyStop(first)
+                    replies = list(pool.map(lambda path: watch.run(self._one, path), paths))
+                    if watch.stopped:
+                        raise DriverError(watch.reason())
+                    return replies
+                # Round robin, so the slow vectors (they sit together by name) are spread.
+                shares = [paths[k::jobs] for k in range(jobs)]
+                answers = list(pool.map(self._batch, shares))
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in list(self.running):
+                    _kill_group(process)
+                raise
         replies: list[Reply] = [Failed("not run")] * len(paths)
         for k, answer in enumerate(answers):
             replies[k::jobs] = answer
@@ -189,6 +199,7 @@ class Driver:
             raise DriverError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
         if stdin is not None:
             threading.Thread(target=_feed, args=(process, stdin.encode()), daemon=True).start()
+        self.running.add(process)
         try:
             out, err = _collect(process, time.monotonic() + timeout, max_bytes)
         except BaseException:
@@ -198,6 +209,7 @@ class Driver:
             for pipe in (process.stdout, process.stderr):
                 if pipe is not None:
                     pipe.close()
+            self.running.discard(process)
         return process.returncode, out, err.decode(errors="replace")
 
 

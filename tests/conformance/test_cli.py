@@ -87,13 +87,13 @@ def test_rules_listing_and_export(tmp_path):
     assert all(rule_id in listing for rule_id in RULES)
     assert run("rules", "--format", "json").output == export_rules_json()
     out = tmp_path / "rules.json"
-    assert run("rules", "--export", str(out)).exit_code == 0
+    assert run("rules", "-o", str(out)).exit_code == 0
     assert out.read_text() == export_rules_json()
 
 
 def test_specs_rules_json_is_fresh():
     text = (ROOT / "specs" / "rules.json").read_text()
-    assert text == export_rules_json(), "regenerate: agui-fsm rules --export specs/rules.json"
+    assert text == export_rules_json(), "regenerate: agui-fsm rules -o specs/rules.json"
     assert next(iter(json.loads(text))) == "generated_by"
 
 

@@ -78,7 +78,11 @@ def test_one_run_writes_several_reports(tmp_path):
     assert files["junit"].read_text().startswith("<?xml")
     assert files["text"].read_text().splitlines()[-1].endswith("9 errors, 0 warnings in 8 events")
     assert run("validate", "--output", "xml=out.xml", SNAKE).exit_code == 2
-    assert run("validate", "--output", str(tmp_path / "no-format"), SNAKE).exit_code == 2
+    by_suffix = {tmp_path / "plain": "text", tmp_path / "r.sarif": "sarif", tmp_path / "r.xml": "<"}
+    assert run("validate", *(f"-o{path}" for path in by_suffix), SNAKE).exit_code == 1
+    assert (tmp_path / "plain").read_text().splitlines()[-1].endswith("in 8 events")
+    assert json.loads((tmp_path / "r.sarif").read_text())["version"] == "2.1.0"
+    assert (tmp_path / "r.xml").read_text().startswith("<?xml")
 
 
 # --- what fails, and how much ----------------------------------------------------------------
@@ -205,7 +209,7 @@ def test_an_unknown_rule_id_exits_2_with_the_closest_ids():
 
 def test_docs_rules_md_is_fresh_and_has_an_anchor_per_rule():
     text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
-    assert text == rules_markdown(), "regenerate: agui-fsm rules --docs docs/rules.md"
+    assert text == rules_markdown(), "regenerate: agui-fsm rules -o docs/rules.md"
     assert all(f"\n### {rule_id}\n" in text for rule_id in RULES)
 
 

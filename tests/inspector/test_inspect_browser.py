@@ -133,6 +133,87 @@ def test_the_failing_event_shows_the_thread_the_state_and_the_rule(browser, tmp_
     assert console_errors(browser) == []
 
 
+CHART_SCALE = 1.1  # page.js: a diagram unit in CSS pixels
+SMALLEST_LABEL_PX = 11
+
+
+def chart_geometry(driver: Any) -> list[dict[str, Any]]:
+    """Per drawn chart: its viewBox, its drawn size, its smallest label in CSS pixels, and
+    whether its current state lies inside the visible part of its box."""
+    return driver.execute_script(
+        """
+        return [...document.querySelectorAll(".machine .chartbox")].map((box) => {
+          const svg = box.querySelector("svg");
+          const [, , w, h] = svg.getAttribute("viewBox").split(/[\\s,]+/).map(Number);
+          const drawn = svg.getBoundingClientRect();
+          const sizes = [...svg.querySelectorAll("text")].map(
+            (t) => parseFloat(t.getAttribute("font-size") || "14") * drawn.width / w);
+          const shown = box.getBoundingClientRect();
+          const inside = [...svg.querySelectorAll("g.node.current")].every((g) => {
+            const r = g.getBoundingClientRect();
+            return r.left >= shown.left - 1 && r.right <= shown.right + 1
+              && r.top >= shown.top - 1 && r.bottom <= shown.bottom + 1;
+          });
+          return { machine: box.closest(".machine").dataset.machine, template:
+            document.getElementById(`chart-${box.closest(".machine").dataset.machine}`)
+              .content.querySelector("svg").getAttribute("viewBox"),
+            viewBox: svg.getAttribute("viewBox"), width: w, height: h,
+            drawnWidth: drawn.width, drawnHeight: drawn.height,
+            smallest: Math.min(...sizes), currentInView: inside };
+        });
+        """
+    )
+
+
+def test_a_failed_run_its_charts_and_its_names_read_as_a_person_reads_them(browser, tmp_path):
+    """The header says the run the client failed failed; each chart is whole (its viewBox
+    untouched) at a scale where its smallest label is 11 px, scrolled to its current state;
+    machine instances and client actions are named in words."""
+    page = write_page(ROOT / DOCS_EXAMPLE, tmp_path / "page.html")
+    open_page(browser, page)
+    chip = css(browser, '#runs .chip[data-run="0"]')
+    assert chip.text == "run_bad_1 \u00b7 failed"
+    assert "failed" in chip.get_attribute("class").split()
+    assert "the stream said finished" in chip.get_attribute("title")
+    css(browser, '.row[data-row="5"] .type').click()
+    charts = chart_geometry(browser)
+    assert {c["machine"] for c in charts} == {"run", "tool_call"}
+    for chart in charts:
+        assert chart["viewBox"] == chart["template"], chart  # nothing cropped away
+        assert abs(chart["drawnWidth"] - chart["width"] * CHART_SCALE) < 1, chart
+        assert abs(chart["drawnHeight"] - chart["height"] * CHART_SCALE) < 1, chart
+        assert chart["smallest"] >= SMALLEST_LABEL_PX - 0.01, chart
+        assert chart["currentInView"], chart
+    run_card = css(browser, '.machine[data-machine="run"]')
+    taken = run_card.find_element("css selector", ".taken")
+    assert taken.text.startswith("run request 1: running \u2192 running \u2014 an event")
+    assert "stream_fault" not in taken.text and "stream_fault" in taken.get_attribute("title")
+    assert "id1" not in run_card.find_element("css selector", "table").text
+    thread = css(browser, "#thread").text
+    assert "__optimistic__" not in thread and "unstable_" not in thread
+    assert "arguments" in thread and "argsText" not in thread
+    browser.save_screenshot(str(tmp_path / "failed-run-charts.png"))
+    css(browser, '.row[data-row="0"]').click()
+    assert "assistant message 1" in css(browser, "#changes").text
+    assert "__optimistic__" not in css(browser, "#detail").text
+    zoom = css(browser, '.machine[data-machine="run"] a.zoom')
+    zoom.click()
+    (whole,) = [c for c in chart_geometry(browser) if c["machine"] == "run"]
+    assert whole["viewBox"] == whole["template"] and whole["drawnWidth"] < whole["width"]
+    assert console_errors(browser) == []
+
+
+def test_an_empty_file_shows_no_message_that_no_event_made(browser, tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    open_page(browser, write_page(empty, tmp_path / "page.html"))
+    assert browser.find_elements("css selector", "#thread .msg") == []
+    assert "No messages yet." in css(browser, "#thread").text
+    assert "RUN-010" in css(browser, "#violations").text
+    assert console_errors(browser) == []
+    browser.save_screenshot(str(tmp_path / "empty.png"))
+
+
 def test_the_filters_and_the_search_narrow_the_timeline(browser, tmp_path):
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select

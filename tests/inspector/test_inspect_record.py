@@ -189,9 +189,33 @@ def test_the_client_fails_the_run_where_ag_ui_client_does_unless_lenient():
     }
     status = client.frames.value_at(7)["messages"][0]["status"]
     assert status["type"] == "incomplete" and status["reason"] == "error"
+    assert [(r.run_id, r.outcome, r.client) for r in client.runs] == [
+        ("run_bad_1", "finished", "failed")
+    ]
     lenient = record_file(path, lenient=True)
     assert lenient.client_error is None
     assert [d[0] for d in lenient.rows[5].diagnostics] == ["TOOL-006"]
+    assert [r.client for r in lenient.runs] == [None]
+
+
+def test_an_empty_stream_asks_for_no_run_and_shows_no_message():
+    recording = record_trace(read(io.BytesIO(b"")), "empty.jsonl")
+    assert [row.kind for row in recording.rows] == ["end"]
+    assert recording.frames.value_at(0)["messages"] == []
+    assert recording.client_error is None and recording.runs == []
+
+
+def test_instances_the_client_named_are_named_in_words():
+    from agui_fsm.inspector.page import instance_names
+
+    recording = record_file(ROOT / "examples" / "interrupt-approval.jsonl")
+    assert instance_names(recording) == {
+        "run": {"id1": "run request 1"},
+        "message_status": {
+            "__optimistic__id2": "assistant message 1",
+            "__optimistic__id3": "assistant message 2",
+        },
+    }
 
 
 def test_a_client_that_stops_reads_no_event_after_the_failing_one(tmp_path):

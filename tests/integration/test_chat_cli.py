@@ -68,7 +68,7 @@ def test_scripted_chat_prints_the_normalized_thread(scripted_server, tmp_path: P
     assert "assistant> Hello there." in shown
     assert '[tool weather({"city": "Paris"})] -> "sunny"' in shown
     assert 'result of confirm({"q": "ship it?"}) as JSON> {"ok": true}' in shown
-    assert "interrupt int1 (Proceed?): JSON answer or 'cancel'> " in shown
+    assert "the agent asks: Proceed?: a JSON answer, or 'cancel'> " in shown
     assert "(thinking) pondering" in shown
     assert "tool_call\tcall_confirm\targs_ended\trun_settled\tawaiting_result" in shown
 
@@ -83,3 +83,17 @@ def test_scripted_chat_reports_a_transport_error(scripted_server, tmp_path: Path
     assert error["error"] == "HttpStatusError"
     assert "HTTP 500" in error["message"]
     assert "[error] HttpStatusError: HTTP 500" in done.stderr
+
+
+def test_a_script_that_ends_while_the_agent_waits_says_so(scripted_server, tmp_path: Path) -> None:
+    script = tmp_path / "short.txt"
+    script.write_text("hello\nconfirm\n")  # the agent then asks for confirm's result
+    done = chat(scripted_server.url + "/agent", script)
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["messages"][-1]["status"]["type"] == "requires-action"
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"agui-fsm chat: {script} ended while the agent waits for the result of "
+        'confirm({"q": "ship it?"}) (a JSON value): add a line for it (the thread printed '
+        "stops there)"
+    )

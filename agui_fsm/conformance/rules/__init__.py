@@ -20,7 +20,7 @@ client on the shared peer corpus to such a rule. Every rule's documentation ship
 package (``agui-fsm rules ID``; :mod:`agui_fsm.conformance.rules_doc`) and has an anchor in
 ``docs/rules.md``; a project that hosts that page names it once (``docs-url``, see
 :func:`doc_link`). ``specs/rules.json`` and ``docs/rules.md`` are generated from
-:data:`RULES` by ``agui-fsm rules --export specs/rules.json --docs docs/rules.md``.
+:data:`RULES` by ``agui-fsm rules -o specs/rules.json -o docs/rules.md``.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ _check_catalogue()
 def export_rules() -> dict[str, Any]:
     """The catalogue as plain data, for ports (``specs/rules.json``)."""
     return {
-        "generated_by": "agui-fsm rules --export specs/rules.json --docs docs/rules.md",
+        "generated_by": "agui-fsm rules -o specs/rules.json -o docs/rules.md",
         "version": RULES_SPEC_VERSION,
         "peers": {
             "verify_events": "@ag-ui/client 1.0.0: enforceEvents, transformChunks, verifyEvents",

@@ -138,9 +138,10 @@ TOOL_REASON_STEP: tuple[Rule, ...] = (
         "TOOL-012",
         "warning",
         "toolCallId reused from an earlier run",
-        """TOOL_CALL_START (or a first TOOL_CALL_CHUNK) names a tool call of the previous run,
-       one of an earlier run still waiting for its result, or one of a snapshot or the run
-       input: the thread then holds two tool calls with one id.
+        """TOOL_CALL_START (or a first TOOL_CALL_CHUNK) names a tool call of an earlier run
+       (resolved or still waiting for its result), or one of a snapshot or the run input:
+       the thread then holds two tool calls with one id. An agent that starts the call it
+       asked for again after its result reads as a loop.
        @ag-ui/client accepts it (verifyEvents starts afresh each run) and the reference SDK's
        own tests stream it, so it is a warning, not an error: nothing breaks while this run
        streams. But a later TOOL_CALL_RESULT or tool message cannot say which call it answers,
