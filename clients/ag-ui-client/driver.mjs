@@ -36,7 +36,9 @@ process.on("unhandledRejection", (reason) => {
 
 const QUIET_TICKS = 3;
 const MAX_TICKS = 20000;
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+// A macrotask: setImmediate, without a timer's 1 ms floor (@ag-ui/client sets a timer only
+// in a middleware, which the driver does not use).
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 const messageOf = (error) => (error instanceof Error ? error.message : String(error));
 
 function groupSize(delivery) {
