@@ -328,9 +328,9 @@ def observe_thread(
     front-end tools its tracker ran.
 
     The core keeps no record of the runs it has settled, nor of the error that failed one:
-    ``runs`` is the driver's record of them. ``errors`` are the user actions that threw;
-    one whose run failed does not throw at the protocol level (the failure is the run's),
-    so an error that is a run's is left out."""
+    ``runs`` is the driver's record of them. ``errors`` are the user actions the client
+    refused: they threw before a run was asked for (one whose run failed does not throw at
+    the protocol level; the failure is the run's)."""
     from agui_fsm.thread.to_agui import to_agui_messages
 
     ran = None
@@ -340,13 +340,12 @@ def observe_thread(
             {"toolCallId": e.tool_call_id, "toolName": e.tool_name, "args": e.args}
             for e in (tracker.executions if tracker is not None else [])
         ]
-    failures = {run.error for run in runs if run.error is not None}
     return ThreadObservation(
         messages=to_agui_messages(core.messages),
         state=core.state,
         interrupts=core.pending_interrupts,
         runs=runs,
-        errors=[e for e in errors if e.get("message") not in failures],
+        errors=errors,
         executions=ran,
     )
 
@@ -355,7 +354,7 @@ def observe_replay(replay: Any) -> ThreadObservation:
     """What a replay (:class:`agui_fsm.replay.runner.Replay`) observed: its runtime's core
     (:func:`observe_thread`), and the replay's record of each run (the run's view, taken
     when the run started, in its settled state, and the error the runtime reported while
-    it was active) and of the actions that threw."""
+    it was active) and of the actions refused before a run was asked for."""
     runs = [
         RunRecord(
             RUN_STATES.get(view.state, view.state),
@@ -366,6 +365,6 @@ def observe_replay(replay: Any) -> ThreadObservation:
     return observe_thread(
         replay.runtime.core,
         runs,
-        replay.errors,
+        replay.refused,
         executions=replay.scenario.options.tools is not None,
     )
