@@ -74,6 +74,7 @@ try:
     from starlette.routing import Route
 except ImportError:  # the README's install brings no web framework: main() says what to add
     Starlette = None
+    StreamingResponse = object  # RunResponse is still declared; main() stops before using it
 
 ECHO_TOOL = "agui_probe_echo"  # the tool every probe declares in the input's tools
 

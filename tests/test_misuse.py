@@ -28,8 +28,8 @@ from click.testing import CliRunner
 
 import agui_fsm
 from agui_fsm import versions
-from agui_fsm.replay.reference import FROZEN_RELEASES
 from agui_fsm.cli import main
+from agui_fsm.replay.reference import FROZEN_RELEASES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

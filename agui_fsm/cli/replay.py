@@ -150,12 +150,17 @@ def _trace_events(path: Path) -> list[dict[str, Any]]:
     """The events of a trace file; one line on stderr says how many of its positions were
     not events (``agui-fsm validate`` says why), and a file without any is refused."""
     from agui_fsm.conformance.report import plural
-    from agui_fsm.conformance.sources import SourceError, read
+    from agui_fsm.conformance.sources import SourceError, peek, read
     from agui_fsm.inspector.record import decoded_frame
+    from agui_fsm.wire_reader import not_text
 
     events, others = [], 0
     try:
-        with open(path, "rb") as stream:
+        with open(path, "rb") as opened:
+            head, stream = peek(opened)
+            kind = not_text(head)
+            if kind is not None:
+                raise CannotRead(f"cannot read {path}: {kind}")
             for frame in read(stream):
                 if not frame.takes_position:
                     continue

@@ -22,8 +22,8 @@ from agui_fsm.conformance.rules_doc import rule_text
 from agui_fsm.inspector.charts import machine_charts
 from agui_fsm.inspector.encoding import dumps
 from agui_fsm.inspector.record import Recording
-from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
 from agui_fsm.spec import CLIENT_ACTIONS
+from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
 
 PAGE_FORMAT = 1
 """The data block's version (``meta.format``)."""

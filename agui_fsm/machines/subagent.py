@@ -9,16 +9,17 @@ status, named as ``message_status`` names the top-level one.
 
 The unguarded edges are the protocol. The client is more lenient, as the reference is:
 ``by_client`` edges take a repeated announcement (a continuation: the descriptive fields
-refresh and the subagent runs again). An end after an end changes nothing here (the
-reference's aggregator would take the later one, but ``@ag-ui/client`` fails the run on it
-first: only an aggregator fed without the client sees it). A run that ends while a
-subagent still runs closes it with the run's own status; an interrupt outcome does not (the
-run is not over until the interrupt is answered). In the ``spec`` profile a subagent still
-open (running or suspended on an interrupt) settles with the message that shows it: when a
-run fails or is cancelled, and when the message completes (its interrupts answered: the
-subagent's run goes on in the run the answer starts, where AG-UI re-announces it; or every
-tool call resolved). A nested message left open in a settled message would never settle. A
-MESSAGES_SNAPSHOT's copy of a message the nested one shows stays out of the thread.
+refresh and the subagent runs again). An end after an end changes nothing in the ``spec``
+profile; the reference's aggregator takes the later one, which it meets when the client's
+checks did not see the event first (an event of a task applied after the run failed). A run
+that ends while a subagent still runs closes it with the run's own status; an interrupt
+outcome does not (the run is not over until the interrupt is answered). In the ``spec``
+profile a subagent still open (running or suspended on an interrupt) settles with the
+message that shows it: when a run fails or is cancelled, and when the message completes (its
+interrupts answered: the subagent's run goes on in the run the answer starts, where AG-UI
+re-announces it; or every tool call resolved). A nested message left open in a settled
+message would never settle. A MESSAGES_SNAPSHOT's copy of a message the nested one shows
+stays out of the thread.
 """
 
 from agui_fsm.machines.table import MachineTable, edge
@@ -65,6 +66,14 @@ SUBAGENT = MachineTable(
         edge("SUBAGENT_FINISHED", RUNNING, SUSPENDED, when="suspended", do="record_result"),
         edge("SUBAGENT_FINISHED", RUNNING, "complete", do="record_result"),
         edge("SUBAGENT_ERROR", RUNNING, "incomplete_error", do="record_subagent_error"),
+        *(
+            edge(trigger, ENDED, dest, when=("by_client", *when), do=do, profile="reference")
+            for trigger, dest, when, do in (
+                ("SUBAGENT_FINISHED", SUSPENDED, ("suspended",), "record_result"),
+                ("SUBAGENT_FINISHED", "complete", (), "record_result"),
+                ("SUBAGENT_ERROR", "incomplete_error", (), "record_subagent_error"),
+            )
+        ),
         # The run ends: a subagent still running takes the run's status.
         edge("RUN_FINISHED", RUNNING, RUNNING, when="run_interrupted"),
         edge("RUN_FINISHED", RUNNING, "requires_action_tool_calls", when="run_requires_action"),

@@ -21,7 +21,7 @@ import asyncio
 import json
 import re
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,9 +159,24 @@ def shrink_all(
     rounds: int = 200,
     driver_dir: Path = DRIVER_DIR,
 ) -> list[dict[str, Any]]:
-    """Each disagreeing scenario made small: in each round the coarsest piece whose removal
-    keeps the disagreement is left out (every scenario's candidates of a level compared in
-    one batch), until no piece can go."""
+    """Each disagreeing scenario made small (:func:`shrink_while`, disagreeing with the real
+    reference)."""
+    return shrink_while(
+        scenarios,
+        lambda batch: {d.index for d in compare(batch, profile=profile, driver_dir=driver_dir)},
+        rounds,
+    )
+
+
+def shrink_while(
+    scenarios: Sequence[dict[str, Any]],
+    disagreeing: Callable[[list[dict[str, Any]]], Collection[int]],
+    rounds: int = 200,
+) -> list[dict[str, Any]]:
+    """Each scenario made small while it still disagrees (``disagreeing(batch)``: the
+    indices of the batch's scenarios that do): in each round the coarsest piece whose
+    removal keeps the disagreement is left out (every scenario's candidates of a level
+    judged in one batch), until no piece can go."""
     current = list(scenarios)
     active = set(range(len(current)))
     for _ in range(rounds):
@@ -180,8 +195,7 @@ def shrink_all(
             if not batch:
                 break
             first: dict[int, int] = {}
-            found = compare(batch, profile=profile, driver_dir=driver_dir)
-            for index in sorted(d.index for d in found):
+            for index in sorted(disagreeing(batch)):
                 first.setdefault(owner[index], index)
             for k, index in first.items():
                 current[k] = batch[index]

@@ -238,6 +238,9 @@ class Replay:
         self.raw = raw
         self.watcher = watcher
         self.errors: list[dict[str, Any]] = []
+        self.refused: list[dict[str, Any]] = []
+        """The errors of the actions that threw before the agent was asked for a run (at
+        the protocol level a failed run is the run's, not its action's)."""
         self.history = (
             MemoryHistory(scenario.history or []) if scenario.has_history_adapter else None
         )
@@ -293,10 +296,14 @@ class Replay:
         task.add_done_callback(self._actions.discard)
 
     async def _perform(self, action: Action, where: dict[str, Any]) -> None:
+        asked = len(self.agent.inputs)
         try:
             await perform(self.runtime, action)
         except Exception as exc:  # noqa: BLE001 - the format records a thrown op, not fatal
-            self.errors.append({**where, "message": str(exc)})
+            error = {**where, "message": str(exc)}
+            self.errors.append(error)
+            if len(self.agent.inputs) == asked:
+                self.refused.append(error)
 
     async def _settle(self) -> None:
         quiet = 0

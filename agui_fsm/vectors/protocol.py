@@ -16,7 +16,8 @@ inventing it. The protocol level is what every AG-UI client holds:
 - ``executions``: the front-end tool runs, where the scenario declares tools.
 
 This module is the one place that output is built, from a narrow record of what a replay
-observed (:class:`ThreadObservation`), so a thread core can feed it directly. Which
+observed (:class:`ThreadObservation`): :func:`observe_thread` reads it from a thread core's
+public observations, beside the driver's record of the runs (the core keeps none). Which
 application-level behaviours the protocol level leaves out, and its rule for each, is
 :data:`APPLICATION_ONLY` (FORMAT.md's "Protocol-level output" says the same in prose).
 """
@@ -322,15 +323,47 @@ def _whitespace_only_text(raw: Mapping[str, Any]) -> bool:
     return any(text and not text.strip() for text in texts.values())
 
 
-def observe_replay(replay: Any) -> ThreadObservation:
-    """What a replay (:class:`agui_fsm.replay.runner.Replay`) of agui-fsm's runtime observed,
-    read through the runtime's public observations: its visible thread converted to AG-UI
+def observe_thread(
+    core: Any,
+    runs: Sequence[RunRecord],
+    errors: Sequence[Mapping[str, Any]] = (),
+    *,
+    executions: bool = False,
+) -> ThreadObservation:
+    """What a thread core (:class:`agui_fsm.thread.core.ThreadCore`) shows at the end of a
+    scenario, read through its public observations: its visible thread converted to AG-UI
     messages (:func:`agui_fsm.thread.to_agui.to_agui_messages`, the conversion each run's
-    input is built with), its state and pending interrupts, and each run's settled state
-    and reported error."""
+    input is built with), its state, its pending interrupts and, with ``executions``, the
+    front-end tools its tracker ran.
+
+    The core keeps no record of the runs it has settled, nor of the error that failed one:
+    ``runs`` is the driver's record of them. ``errors`` are the user actions the client
+    refused: they threw before a run was asked for (one whose run failed does not throw at
+    the protocol level; the failure is the run's)."""
     from agui_fsm.thread.to_agui import to_agui_messages
 
-    runtime = replay.runtime
+    ran = None
+    if executions:
+        tracker = core.tool_tracker
+        ran = [
+            {"toolCallId": e.tool_call_id, "toolName": e.tool_name, "args": e.args}
+            for e in (tracker.executions if tracker is not None else [])
+        ]
+    return ThreadObservation(
+        messages=to_agui_messages(core.messages),
+        state=core.state,
+        interrupts=core.pending_interrupts,
+        runs=runs,
+        errors=errors,
+        executions=ran,
+    )
+
+
+def observe_replay(replay: Any) -> ThreadObservation:
+    """What a replay (:class:`agui_fsm.replay.runner.Replay`) observed: its runtime's core
+    (:func:`observe_thread`), and the replay's record of each run (the run's view, taken
+    when the run started, in its settled state, and the error the runtime reported while
+    it was active) and of the actions refused before a run was asked for."""
     runs = [
         RunRecord(
             RUN_STATES.get(view.state, view.state),
@@ -338,20 +371,9 @@ def observe_replay(replay: Any) -> ThreadObservation:
         )
         for view in replay.runs
     ]
-    executions = None
-    if replay.scenario.options.tools is not None:
-        executor = runtime.tool_tracker
-        executions = [
-            {"toolCallId": e.tool_call_id, "toolName": e.tool_name, "args": e.args}
-            for e in (executor.executions if executor else [])
-        ]
-    # An action whose run failed does not throw at the protocol level: the failure is the run's.
-    failures = {run.error for run in runs if run.error is not None}
-    return ThreadObservation(
-        messages=to_agui_messages(runtime.messages),
-        state=runtime.state,
-        interrupts=runtime.pending_interrupts,
-        runs=runs,
-        errors=[e for e in replay.errors if e.get("message") not in failures],
-        executions=executions,
+    return observe_thread(
+        replay.runtime.core,
+        runs,
+        replay.refused,
+        executions=replay.scenario.options.tools is not None,
     )

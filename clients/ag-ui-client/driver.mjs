@@ -36,7 +36,9 @@ process.on("unhandledRejection", (reason) => {
 
 const QUIET_TICKS = 3;
 const MAX_TICKS = 20000;
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+// A macrotask: setImmediate, without a timer's 1 ms floor (@ag-ui/client sets a timer only
+// in a middleware, which the driver does not use).
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 const messageOf = (error) => (error instanceof Error ? error.message : String(error));
 
 function groupSize(delivery) {
@@ -59,7 +61,8 @@ class Replay {
     this.step = 0;
     this.openStreams = 0;
     this.pendingActions = new Set();
-    this.resumeDue = false;
+    this.resumeDue = null; // the answered call's run, once a resume is due
+    this.callRuns = new Map(); // tool call id -> the record of the run that streamed it
     this.calls = 0; // runAgent calls not yet settled
     this.agent = new HttpAgent({
       url: "http://127.0.0.1/scenario",
@@ -76,6 +79,9 @@ class Replay {
 
   subscriber() {
     return {
+      onToolCallStartEvent: ({ event, input }) => {
+        this.callRuns.set(event.toolCallId, this.record(input));
+      },
       onRunFinishedEvent: ({ outcome, input }) => {
         const run = this.record(input);
         if (run && run.outcome === undefined) run.outcome = outcome;
@@ -87,6 +93,7 @@ class Replay {
       },
       onRunFailed: ({ error, input }) => {
         const run = this.record(input);
+        if (run) run.failed = true;
         if (!run || run.outcome === "error") return;
         if (run.aborted) run.outcome = "cancelled";
         else Object.assign(run, { outcome: "error", error: messageOf(error) });
@@ -124,19 +131,22 @@ class Replay {
           error.name = "AbortError";
           close(() => controller.error(error));
         });
+        // Once the client has failed the run it reads no more of it: the rest of the list,
+        // actions included, is not delivered (it keeps the body open, so the driver stops).
+        const done = () => closed || run.failed;
         let group = [];
         const flush = async () => {
           if (group.length === 0) return;
           await tick();
-          if (!closed) controller.enqueue(sse(group));
+          if (!done()) controller.enqueue(sse(group));
           group = [];
         };
-        for (let index = 0; index < items.length && !closed; index++) {
+        for (let index = 0; index < items.length && !done(); index++) {
           const item = items[index];
           if (item && typeof item === "object" && "op" in item) {
             await flush();
             await tick();
-            if (!closed) replay.inRun(item, number, index);
+            if (!done()) replay.inRun(item, number, index);
             continue;
           }
           group.push(item);
@@ -174,10 +184,12 @@ class Replay {
 
   // A client-side tool result makes a resume due once every call of its assistant message
   // has a tool message (FORMAT.md, "Actions at the protocol level"); it starts when no run is
-  // active.
+  // active, unless the run that streamed the call ended otherwise than in success.
   maybeResume() {
     if (!this.resumeDue || this.agent.isRunning || this.calls > 0) return;
-    this.resumeDue = false;
+    const { run } = this.resumeDue;
+    this.resumeDue = null;
+    if (run && (run.outcome ?? "success") !== "success") return;
     const action = this.runAgent().catch(() => {});
     this.track(action);
   }
@@ -236,7 +248,7 @@ class Replay {
         agent.setMessages(messages);
         const answered = new Set(messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
         if (messages[owner].toolCalls.every((call) => answered.has(call.id))) {
-          this.resumeDue = true;
+          this.resumeDue = { run: this.callRuns.get(id) };
           this.maybeResume();
         }
         return;
