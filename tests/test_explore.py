@@ -80,6 +80,28 @@ def test_every_invariant_holds_with_subagents() -> None:
     assert result.complete_depth == SUBAGENT_DEPTH and result.states > 1_500
 
 
+def test_a_state_with_a_subagent_has_one_fingerprint_whatever_the_clock() -> None:
+    """A nested message's createdAt is the wall clock: two paths to one state (or one path
+    replayed in another process) must merge, so one search finds the same states with one
+    job or two."""
+    sequence = letters(
+        "append",
+        "TOOL_CALL_CHUNK(tc1)",
+        "SUBAGENT_STARTED(s1 under tc1)",
+        "TEXT_MESSAGE_CHUNK(m2 in s1)",
+    )
+    prints = []
+    for _ in range(2):
+        harness, problems, _ = run_letters(sequence)
+        prints.append(harness.fingerprint())
+        harness.close()
+        assert problems == []
+    assert prints[0] == prints[1]
+    chosen = alphabet(SUBAGENT_ALPHABET)
+    one, two = explore(4, chosen), explore(4, chosen, jobs=2)
+    assert (one.transitions, one.states) == (two.transitions, two.states)
+
+
 def test_the_alphabet_is_small_and_expressible() -> None:
     chosen = alphabet()
     assert [x.key for x in chosen] == list(SMALL_ALPHABET)

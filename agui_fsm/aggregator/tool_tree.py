@@ -163,3 +163,15 @@ def map_nested_messages(
         return {**part, "messages": mapped}
 
     return map_tool_call_parts(content, on_part)
+
+
+def untimed_content(content: list[Any]) -> list[Any]:
+    """``content`` whose nested messages, at every depth, have no ``createdAt`` (the wall
+    clock when the subagent was announced: nothing the thread decides depends on it)."""
+    return map_nested_messages(content, _untimed_message)[0]
+
+
+def _untimed_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "createdAt" not in message:
+        return message
+    return {k: v for k, v in message.items() if k != "createdAt"}

@@ -91,6 +91,21 @@ KNOWN_FINDINGS: tuple[Finding, ...] = (
             "stream_end",
         ),
     ),
+    Finding(
+        "subagent-left-waiting",
+        "subagents_settle_with_their_message",
+        r"is 'requires-action' in \S+, which is '(incomplete|complete)'",
+        "a subagent suspended on an interrupt keeps its nested message waiting when the "
+        "message that shows it settles (here: cancelled): nothing can answer it any more, "
+        "and the message never says so (the reference does the same)",
+        (
+            "append",
+            "TOOL_CALL_CHUNK(tc1)",
+            "SUBAGENT_STARTED(s1 under tc1)",
+            "SUBAGENT_FINISHED(s1 suspended)",
+            "cancel",
+        ),
+    ),
 )
 
 

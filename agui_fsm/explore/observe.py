@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from agui_fsm.aggregator.tool_tree import iter_tool_call_parts
+from agui_fsm.aggregator.tool_tree import iter_tool_call_parts, untimed_content
 from agui_fsm.explore.agent import ScriptedStream
 from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
@@ -36,7 +36,8 @@ def observe_runtime(
         entry: dict[str, Any] = {
             "id": m.id,
             "role": m.role,
-            "content": copy_json(m.content),
+            # A nested message's createdAt is the wall clock: two paths to one state differ.
+            "content": untimed_content(copy_json(m.content)),
             "optimistic": bool(meta.get("isOptimistic")) or is_optimistic_id(m.id),
         }
         if m.role == "assistant":

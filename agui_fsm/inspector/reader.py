@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from agui_fsm.aggregator.tool_tree import untimed_content
+
 
 class ThreadReader:
     """The thread as the client holds it, as one JSON value: messages (without the
@@ -97,10 +99,5 @@ def without_created_at(message: Any) -> Any:
     out = {k: v for k, v in message.items() if k != "createdAt"}
     content = out.get("content")
     if isinstance(content, list):
-        out["content"] = [
-            {**p, "messages": [without_created_at(m) for m in p["messages"]]}
-            if isinstance(p, dict) and isinstance(p.get("messages"), list)
-            else p
-            for p in content
-        ]
+        out["content"] = untimed_content(content)
     return out
