@@ -165,7 +165,7 @@ export type RunGuard =
   | "is_due_resume"
   | "finish_dispatched"
   | "rejected_by_client_1_0"
-  | "rejected_by_client_0_0_58";
+  | "rejected_by_reference_client";
 export type RunEffect =
   | "withhold_gated_results"
   | "open_run"
@@ -212,7 +212,7 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     "is_due_resume": "the request is the resume tool results made due (a message whose calls all have results): it never overlaps a run",
     "finish_dispatched": "a RUN_FINISHED (or RUN_ERROR) was already forwarded: a second RUN_STARTED reopened the stream's run, not the client's",
     "rejected_by_client_1_0": "@ag-ui/client 1.0 fails the run on this event: a finding of a rule whose verify_events verdict is 'same' (with validation='all', any error)",
-    "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on this event: its event schemas do not list the type, or its verifyEvents refuses it (agui_fsm.thread.reference_checks; with validation='all', any error too). It checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after RUN_ERROR"
+    "rejected_by_reference_client": "@ag-ui/client 0.0.59, the reference's client, fails the run on this event: its event schemas refuse it, or its verifyEvents does (agui_fsm.thread.reference_checks; with validation='all', any error too). It checks no reasoning event, still checks the THINKING_* events 1.0 removed, and takes nothing after RUN_ERROR but a new RUN_STARTED"
   },
   effects: {
     "withhold_gated_results": "the input leaves out the result of every call whose approval is undecided (the reference leaves out only a subagent's: a result the message's own gated call holds goes to the backend as if the gate were decided)",
@@ -226,8 +226,8 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     "close_run": "the stream is over (normally, failed or aborted): the aggregator settles and the running flag is cleared; then the operation streaming the run raises its error, or streams the resume it deferred (unless the run was aborted or an interrupt holds it), or ends; then the operations queued behind it wake",
     "fail_run": "the run fails on the event: the error is the validator's finding for it (or, where the validator has none, the client check's), the message ends incomplete/error (agent_error)",
     "diagnose_fault": "the event's findings become diagnostics; the event goes on",
-    "drop_task_events": "the events that arrived in the same task as the faulty one (one network read) are not applied, but for the task's first: @ag-ui/client 0.0.58 checks each event as it arrives (transformChunks, verifyEvents) and applies them after, one by one, in a chain of microtasks; the fault ends the stream at once, so the events still queued are lost, and the first, already being applied, lands after the run failed (a RUN_FINISHED is not forwarded a second time, but its interrupts are the agent's; a RUN_ERROR's message becomes the run's error), and the failure is reported to the message once more. In the spec profile every event is applied as it arrives, so the thread is the same however the stream is read",
-    "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a console warning (logged): the subscriber never sees it",
+    "drop_task_events": "the events that arrived in the same task as the faulty one (one network read) are not applied, but for the task's first: @ag-ui/client 0.0.59 checks each event as it arrives (transformChunks, verifyEvents) and applies them after, one by one, in a chain of microtasks; the fault ends the stream at once, so the events still queued are lost, and the first, already being applied, lands after the run failed (a RUN_FINISHED is not forwarded a second time, but its interrupts are the agent's; a RUN_ERROR's message becomes the run's error), and the failure is reported to the message once more. In the spec profile every event is applied as it arrives, so the thread is the same however the stream is read",
+    "drop_event": "@ag-ui/client 0.0.59's defaultApplyEvents drops the event with a console warning (logged): the subscriber never sees it",
     "apply_event": "the event goes to the thread like any other: the spec profile keeps no second message list (the validator has already judged the stream)",
     "reject_outcome": "the reference's event schema predates AG-UI 1.0 and rejects the outcome's pendingToolCallIds (unrecognized key): the run fails on the event",
     "store_snapshot_messages": "the history adapter is given the snapshot's messages it does not have yet, in thread order (a user message the snapshot renamed is stored under its new id, so what it stores stays connected); the reference stores none",
@@ -263,13 +263,13 @@ export const RUN: Machine<RunState, RunTrigger, RunGuard, RunEffect> = {
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
     {"trigger": "MESSAGES_SNAPSHOT", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["store_snapshot_messages"], "profile": "spec"},
     {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
-    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": ["rejected_by_reference_client"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
     {"trigger": "stream_fault", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
     {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
-    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": ["rejected_by_reference_client"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
     {"trigger": "stream_fault", "source": ["draining"], "dest": "draining", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
     {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_1_0"], "unless": [], "effects": ["fail_run"], "profile": "spec"},
-    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_client_0_0_58"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
+    {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": ["rejected_by_reference_client"], "unless": [], "effects": ["drop_task_events", "fail_run"], "profile": "reference"},
     {"trigger": "stream_fault", "source": ["errored"], "dest": "errored", "conditions": [], "unless": [], "effects": ["diagnose_fault"], "profile": null},
     {"trigger": "event_unlisted", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["drop_event"], "profile": "reference"},
     {"trigger": "event_unlisted", "source": ["running"], "dest": "running", "conditions": [], "unless": [], "effects": ["apply_event"], "profile": "spec"},

@@ -46,6 +46,11 @@ def _represented(chart: Chart, trigger: str, guard: str, source: str, dest: str)
     table = chart.table
     group = table.group_of(source)
     holders = {source, group, ANY_STATE, *([ANY_LIVE] if source != table.initial else [])}
+    if any(
+        lb.trigger == trigger and lb.guard in (guard, "") and into == dest
+        for lb, into in chart.entries.get(group, [])
+    ):
+        return True
     if source == dest:
         return any(
             lb.trigger == trigger and lb.guard in (guard, "")
@@ -154,6 +159,34 @@ def test_synthetic_chart_groups_loops_guards_and_legend() -> None:
     assert "legend_box : (client) marks a client action" in mermaid
     assert "class done, failed terminal" in mermaid
     assert render(SYNTHETIC, "svg").startswith(b"<?xml")
+
+
+def test_edges_from_a_phase_into_one_of_its_states_are_listed_in_the_phase() -> None:
+    """The subagent table's reference edges take any ended subagent to the state a later
+    end names (that state's own self-loop included): one line inside the phase each, not
+    an edge from every state of it."""
+    table = next(t for t in ALL_TABLES if t.name == "subagent")
+    chart = fold(table)
+    listed = {(lb.trigger, lb.guard, dest) for lb, dest in chart.entries["ended"]}
+    assert listed == {
+        ("SUBAGENT_FINISHED", "[by_client && suspended]", "requires_action_interrupt"),
+        ("SUBAGENT_FINISHED", "[by_client]", "complete"),
+        ("SUBAGENT_ERROR", "[by_client]", "incomplete_error"),
+    }
+    ended = set(table.groups["ended"])
+    for e in chart.edges:
+        if e.source in ended and e.dest in ended:
+            assert all(lb.trigger not in ("SUBAGENT_FINISHED", "SUBAGENT_ERROR") for lb in e.labels)
+    assert all(
+        lb.trigger not in ("SUBAGENT_FINISHED", "SUBAGENT_ERROR")
+        for state in ended
+        for lb in chart.loops.get(state, [])
+    )
+    dot = render(table, "dot").decode()
+    assert "SUBAGENT_ERROR [by_client] \u2192 incomplete_error (reference only)" in dot
+    assert "a line" in dot
+    mermaid = render(table, "mermaid").decode()
+    assert "SUBAGENT_FINISHED [by_client] \u2192 complete" in mermaid
 
 
 def test_a_table_without_groups_draws_without_clusters() -> None:

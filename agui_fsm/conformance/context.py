@@ -95,7 +95,7 @@ VALIDATOR.constant(
 )
 VALIDATOR.constant("run", True, "first_finish")
 # Its findings are its verdict: it fails no run (stream_fault is the client's edge).
-VALIDATOR.constant("run", False, "rejected_by_client_1_0", "rejected_by_client_0_0_58")
+VALIDATOR.constant("run", False, "rejected_by_client_1_0", "rejected_by_reference_client")
 VALIDATOR.guard("interrupt", "response_resolved")(lambda reading: reading.resolved)
 
 

@@ -5,8 +5,10 @@ The folding, in order:
 - a self-loop is not an edge: it is listed inside its state, or once inside its
   group when every state of the group has it;
 - edges of one label into one state from every state of a group leave the group
-  once (the group is a compound state); from (nearly) every state of the machine
-  they leave a single "any state" box;
+  once (the group is a compound state); into one of the group's own states (every other
+  member's edge, and that state's self-loop) they are listed inside the group, with
+  their destination; from (nearly) every state of the machine they leave a single "any
+  state" box;
 - an edge every profile has, each with its own effects, is drawn once, as an edge of
   every profile (the readable view shows no effects);
 - a guarded edge is dropped when the same trigger takes the same path unguarded
@@ -82,6 +84,8 @@ class Chart:
     edges: list[ChartEdge]
     families: dict[str, list[Label]] = field(default_factory=dict)
     """State (or pseudo-state) -> edges into the state their guard names, one line each."""
+    entries: dict[str, list[tuple[Label, str]]] = field(default_factory=dict)
+    """Group -> edges from each of its states into one of them: (label, destination)."""
 
     @property
     def pseudo_states(self) -> list[str]:
@@ -146,8 +150,9 @@ def fold(table: MachineTable) -> Chart:
     paths = _merge_profiles(paths)
     for name, listed in loops.items():
         loops[name] = _drop_shadowed(_merge_profile_labels(listed))
-    loops = _group_loops(table, loops)
     paths = _drop_shadowed_paths(paths)
+    entries = _group_entries(table, paths, loops)
+    loops = _group_loops(table, loops)
     merged: dict[tuple[str, str, str, str | None], ChartEdge] = {}
     for (label, dest), sources in paths.items():
         for source in _collapse(table, sources, dest):
@@ -158,7 +163,35 @@ def fold(table: MachineTable) -> Chart:
                     source, dest, label.kind, label.profile, from_group=source in table.groups
                 )
             _add(chart_edge.labels, label)
-    return Chart(table, loops, list(merged.values()), families)
+    return Chart(table, loops, list(merged.values()), families, entries)
+
+
+def _group_entries(
+    table: MachineTable,
+    paths: dict[tuple[Label, str], list[str]],
+    loops: dict[str, list[Label]],
+) -> dict[str, list[tuple[Label, str]]]:
+    """The edges of one label from every state of a group into one of its states (whose own
+    self-loop has the label): taken out of ``paths`` and ``loops``, by group."""
+    entries: dict[str, list[tuple[Label, str]]] = {}
+    for (label, dest), sources in list(paths.items()):
+        if _collapse(table, sources, dest)[0] in ANY:
+            continue  # from (nearly) every state: the "any state" box says it
+        for group, members in table.groups.items():
+            others = set(members) - {dest}
+            if dest not in members or len(others) < 2 or not others <= set(sources):
+                continue
+            if label not in loops.get(dest, []):
+                continue
+            entries.setdefault(group, []).append((label, dest))
+            loops[dest] = [lb for lb in loops[dest] if lb != label]
+            rest = [s for s in sources if s not in members]
+            if rest:
+                paths[(label, dest)] = rest
+            else:
+                del paths[(label, dest)]
+            break
+    return entries
 
 
 def _families(table: MachineTable) -> tuple[dict[str, list[Label]], set[int]]:

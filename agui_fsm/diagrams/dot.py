@@ -77,13 +77,18 @@ def _loop_rows(labels: Sequence[Label], mark: str = LOOP, tail: str = "") -> lis
 
 
 def _box(
-    title: str, loops: Sequence[Label], bold: bool = True, families: Sequence[Label] = ()
+    title: str,
+    loops: Sequence[Label],
+    bold: bool = True,
+    families: Sequence[Label] = (),
+    entries: Sequence[tuple[Label, str]] = (),
 ) -> str:
     head = f"<B>{_html(title)}</B>" if bold else _html(title)
     rows = [
         f"<TR><TD>{head}</TD></TR>",
         *_loop_rows(loops),
         *_loop_rows(families, "", f" \u2192 {NAMED_STATE}"),
+        *(row for label, dest in entries for row in _loop_rows([label], "", f" \u2192 {dest}")),
     ]
     table = '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
     return f"<{table}{''.join(rows)}</TABLE>>"
@@ -103,7 +108,10 @@ def legend(chart: Chart) -> str:
     ]
     grid = [items[:3], items[3:]]
     if table.groups:
-        grid.append(["grey box: a phase; an edge from its border leaves each of its states"])
+        phase = "grey box: a phase; an edge from its border leaves each of its states"
+        if chart.entries:
+            phase += ", and so does a line \u2018T \u2192 state\u2019 inside it"
+        grid.append([phase])
     rows = "".join(
         "<TR>"
         + "".join(
@@ -141,7 +149,7 @@ def to_readable_graphviz(table: MachineTable) -> graphviz.Digraph:
     for name, members in table.groups.items():
         with graph.subgraph(name=f"cluster_{name}") as cluster:
             cluster.attr(
-                label=_box(name, chart.loops.get(name, []), bold=True),
+                label=_box(name, chart.loops.get(name, []), True, (), chart.entries.get(name, [])),
                 style="rounded,filled",
                 fillcolor="#f3f4f6",
                 color="#8c959f",

@@ -84,6 +84,11 @@ def to_readable_mermaid(table: MachineTable) -> str:
 
 def _note_lines(chart: Chart, name: str) -> list[str]:
     lines = [f"{LOOP} {line}" for line in _lines(chart.loops.get(name, []))]
+    lines += [
+        f"{line} \u2192 {dest}"
+        for label, dest in chart.entries.get(name, [])
+        for line in _lines([label])
+    ]
     return lines + [f"{line} \u2192 {NAMED_STATE}" for line in _lines(chart.families.get(name, []))]
 
 

@@ -21,9 +21,9 @@ BUSY = ("running", "draining", "errored")
 
 #: Whose checks decide that a stream's event fails the run (the ``stream_fault`` edges'
 #: guards): the spec profile's, @ag-ui/client 1.0's (the validator's findings it enforces);
-#: the reference profile's, 0.0.58's (its event types and verifyEvents:
+#: the reference profile's, 0.0.59's (its event schemas and verifyEvents:
 #: :mod:`agui_fsm.thread.reference_checks`).
-CLIENT_CHECKS = {"spec": "1.0", "reference": "0.0.58"}
+CLIENT_CHECKS = {"spec": "1.0", "reference": "0.0.59"}
 
 RUN = MachineTable(
     name="run",
@@ -98,7 +98,7 @@ RUN = MachineTable(
                     "stream_fault",
                     state,
                     state,
-                    when="rejected_by_client_0_0_58",
+                    when="rejected_by_reference_client",
                     do=("drop_task_events", "fail_run"),
                     profile="reference",
                 ),
@@ -164,11 +164,11 @@ RUN = MachineTable(
         "RUN_STARTED reopened the stream's run, not the client's",
         "rejected_by_client_1_0": "@ag-ui/client 1.0 fails the run on this event: a finding "
         "of a rule whose verify_events verdict is 'same' (with validation='all', any error)",
-        "rejected_by_client_0_0_58": "@ag-ui/client 0.0.58, the reference's, fails the run on "
-        "this event: its event schemas do not list the type, or its verifyEvents refuses it "
+        "rejected_by_reference_client": "@ag-ui/client 0.0.59, the reference's client, fails "
+        "the run on this event: its event schemas refuse it, or its verifyEvents does "
         "(agui_fsm.thread.reference_checks; with validation='all', any error too). It "
-        "checks no reasoning event, the THINKING_* events 1.0 removed, and nothing after "
-        "RUN_ERROR",
+        "checks no reasoning event, still checks the THINKING_* events 1.0 removed, and takes "
+        "nothing after RUN_ERROR but a new RUN_STARTED",
     },
     effects={
         "withhold_gated_results": "the input leaves out the result of every call whose "
@@ -204,7 +204,7 @@ RUN = MachineTable(
         "incomplete/error (agent_error)",
         "diagnose_fault": "the event's findings become diagnostics; the event goes on",
         "drop_task_events": "the events that arrived in the same task as the faulty one (one "
-        "network read) are not applied, but for the task's first: @ag-ui/client 0.0.58 checks "
+        "network read) are not applied, but for the task's first: @ag-ui/client 0.0.59 checks "
         "each event as it arrives (transformChunks, verifyEvents) and applies them after, one "
         "by one, in a chain of microtasks; the fault ends the stream at once, so the events "
         "still queued are lost, and the first, already being applied, lands after the run "
@@ -212,7 +212,7 @@ RUN = MachineTable(
         "agent's; a RUN_ERROR's message becomes the run's error), and the failure is reported "
         "to the message once more. In the spec profile every event is applied as it "
         "arrives, so the thread is the same however the stream is read",
-        "drop_event": "@ag-ui/client 0.0.58's defaultApplyEvents drops the event with a "
+        "drop_event": "@ag-ui/client 0.0.59's defaultApplyEvents drops the event with a "
         "console warning (logged): the subscriber never sees it",
         "apply_event": "the event goes to the thread like any other: the spec profile keeps "
         "no second message list (the validator has already judged the stream)",

@@ -382,7 +382,7 @@ def _ignore(finding: Exception) -> None:
 
 
 @CLIENT.guard(_RUN, "rejected_by_client_1_0")
-@CLIENT.guard(_RUN, "rejected_by_client_0_0_58")
+@CLIENT.guard(_RUN, "rejected_by_reference_client")
 def refused_by_client(run: RunContext, fault: StreamFault) -> bool:
     """The profile's client (``CLIENT_CHECKS``) refuses the event: the stream computed it."""
     return fault.refused
