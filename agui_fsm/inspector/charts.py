@@ -88,6 +88,11 @@ def _mark(
     table: MachineTable, chart: Chart, edge_ids: dict[int, str] | None, taken: tuple[str, ...]
 ) -> list[str] | None:
     source, trigger, dest = taken
+    group = table.group_of(source)
+    if group is not None and any(
+        lb.trigger == trigger and into == dest for lb, into in chart.entries.get(group, ())
+    ):
+        return ["row", _box_title(table, group), trigger, dest]  # "T -> dest" in the phase
     if source == dest:
         holders = [source, table.group_of(source), ANY_LIVE if source != table.initial else None]
         for holder in holders:

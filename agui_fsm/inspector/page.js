@@ -689,10 +689,14 @@
     return boxes;
   }
 
-  function markRow(box, trigger) {
+  // `into`: the row of a phase that names the destination too ("T -> state").
+  function markRow(box, trigger, into) {
     for (const text of box.querySelectorAll("text")) {
       const words = text.textContent.split(/[\s,\[\]\u21bb\u2192]+/);
-      if (words.includes(trigger)) { text.classList.add("taken"); return true; }
+      if (words.includes(trigger) && (!into || words.includes(into))) {
+        text.classList.add("taken");
+        return true;
+      }
     }
     return false;
   }
@@ -725,7 +729,7 @@
         if (edge) edge.classList.add("taken");
       } else {
         const box = boxes.get(mark[1]);
-        if (box) markRow(box, mark[2]);
+        if (box) markRow(box, mark[2], mark[3]);
       }
     }
     return el("div", {}, holder, el("div", { class: "note" }, toggle));

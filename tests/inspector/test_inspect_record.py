@@ -142,6 +142,9 @@ def test_every_declared_machine_is_drawn_with_each_of_its_edges_marked(table):
     assert chart.svg is not None and f'data-machine="{table.name}"' in chart.svg
     assert {(s, t, d) for _, s, t, d in taken} == {tuple(key.split("|")) for key in chart.marks}
     assert all(mark[0] in ("edge", "row") for mark in chart.marks.values())
+    for key, mark in chart.marks.items():
+        if len(mark) == 4:  # a line 'T -> state' inside a phase names the destination too
+            assert mark[0] == "row" and mark[3] == key.split("|")[2]
 
 
 @pytest.mark.parametrize("shape", ["text", "mixed", "tools", "state"])
