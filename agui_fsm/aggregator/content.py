@@ -125,7 +125,9 @@ def _with_subagents(
             elif kind == "text":
                 text = entry.materialize()
                 if text is not None:
-                    out.append(text)
+                    # A subagent's text parts say which of its messages they came from, as its
+                    # calls do (``parentId``): the AG-UI messages the nested one stands for.
+                    out.append(text if scope == ROOT_SCOPE else {**text, "parentId": entry.key})
             elif kind == "reasoning":
                 if show_thinking:
                     block = entry.materialize(entry is store.active_reasoning_of(entry))

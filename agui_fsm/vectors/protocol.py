@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agui_fsm.aggregator.parts import json_stringify
+from agui_fsm.machines.subagent import MAX_SUBAGENT_DEPTH
 from agui_fsm.replay.normalize import IdNormalizer, input_strings
 
 OUTCOMES = ("success", "interrupt", "error", "cancelled")
@@ -108,6 +109,7 @@ MESSAGE_KEYS = (
     "error",
     "encryptedValue",
     "activityType",
+    "subagentRunId",
 )
 """The AG-UI 1.0 message fields the protocol output keeps (a client's own keys, such as
 timestamps, are left out)."""
@@ -189,7 +191,18 @@ def protocol_scope(raw: Mapping[str, Any]) -> str | None:
         return "a history that repeats a message id is imported as two branches"
     unobservable = (
         (_has_activity, "activity messages"),
-        (_has_subagent, "a subagent's messages, which the thread nests on its spawning call"),
+        (
+            _subagent_not_nested,
+            "a subagent no chain of spawning calls of its own run reaches (no announcement "
+            "or spawning call, a cycle, too deep, a call of an earlier run), whose messages "
+            "the thread merges into the run's own",
+        ),
+        (
+            _root_text_while_subagent_open,
+            "a message of the run's own that starts while one of its subagents is open, "
+            "which the thread keeps in the message showing the subagent",
+        ),
+        (_subagent_text_without_text, "a subagent's text message with no text"),
         (_whitespace_only_text, "a whitespace-only text message"),
         (
             _tool_content_not_canonical,
@@ -301,12 +314,93 @@ def _has_activity(raw: Mapping[str, Any]) -> bool:
     return any(isinstance(m, Mapping) and m.get("role") == "activity" for m in messages)
 
 
-def _has_subagent(raw: Mapping[str, Any]) -> bool:
-    for items in _events(raw):
-        for item in items:
-            if str(item.get("type", "")).startswith("SUBAGENT_") or "subagentRunId" in item:
-                return True
-    return any("subagentRunId" in m for m in _snapshot_messages(raw))
+def _subagent_not_nested(raw: Mapping[str, Any]) -> bool:
+    """A run streams for a subagent that no chain of calls from the run's own reaches (no
+    announcement, no spawning call, a cycle, deeper than
+    :data:`~agui_fsm.machines.subagent.MAX_SUBAGENT_DEPTH`, a call an earlier run
+    streamed): the rule of
+    :class:`agui_fsm.aggregator.subagents.Nesting`, read from the scenario's events."""
+    for events in _events(raw):
+        spawned: dict[Any, list[Any]] = {}
+        calls: dict[Any, Any] = {}
+        tagged: set[Any] = set()
+        for event in events:
+            kind = str(event.get("type"))
+            tag = event.get("subagentRunId")
+            if kind == "SUBAGENT_STARTED" and event.get("parentToolCallId") is not None:
+                sids = spawned.setdefault(event["parentToolCallId"], [])
+                if tag not in sids:
+                    sids.append(tag)
+            elif kind.startswith(("TEXT_MESSAGE_", "REASONING_", "TOOL_CALL_")):
+                if kind in ("TOOL_CALL_START", "TOOL_CALL_CHUNK"):
+                    calls.setdefault(event.get("toolCallId"), tag)
+                if tag is not None:
+                    tagged.add(tag)
+        if tagged - _reachable(calls, spawned):
+            return True
+    return False
+
+
+def _reachable(calls: Mapping[Any, Any], spawned: Mapping[Any, list[Any]]) -> set[Any]:
+    """The subagents a chain of calls (call id -> the subagent that made it, None: the run)
+    reaches from the run's own, in :class:`~agui_fsm.aggregator.subagents.Nesting`'s walk."""
+    reachable: set[Any] = set()
+
+    def walk(scope: Any, depth: int) -> None:
+        if depth > MAX_SUBAGENT_DEPTH:
+            return
+        for call, owner in calls.items():
+            if owner != scope:
+                continue
+            for sid in spawned.get(call, ()):
+                if sid not in reachable:
+                    reachable.add(sid)
+                    walk(sid, depth + 1)
+
+    walk(None, 0)
+    return reachable
+
+
+def _root_text_while_subagent_open(raw: Mapping[str, Any]) -> bool:
+    """A text event of the run's own names another message than the run's last one while a
+    subagent is open (the message does not split then: ``shows_open_subagent`` in
+    :mod:`agui_fsm.machines.message_status`)."""
+    for events in _events(raw):
+        open_subagents: set[Any] = set()
+        last = None
+        for event in events:
+            kind = str(event.get("type"))
+            if kind == "SUBAGENT_STARTED":
+                open_subagents.add(event.get("subagentRunId"))
+            elif kind in ("SUBAGENT_FINISHED", "SUBAGENT_ERROR"):
+                open_subagents.discard(event.get("subagentRunId"))
+            elif kind.startswith("TEXT_MESSAGE_") and event.get("subagentRunId") is None:
+                named = event.get("messageId")
+                if named and last is not None and named != last and open_subagents:
+                    return True
+                last = named or last
+    return False
+
+
+def _subagent_text_without_text(raw: Mapping[str, Any]) -> bool:
+    """A subagent's TEXT_MESSAGE_START whose message gets no visible delta of that subagent
+    (the nested message keeps no part for it)."""
+    for events in _events(raw):
+        started: set[tuple[Any, Any]] = set()
+        texts: dict[tuple[Any, Any], str] = {}
+        for event in events:
+            tag = event.get("subagentRunId")
+            if tag is None:
+                continue
+            key = (tag, event.get("messageId"))
+            if event.get("type") == "TEXT_MESSAGE_START":
+                started.add(key)
+            elif event.get("type") in ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK"):
+                delta = event.get("delta")
+                texts[key] = texts.get(key, "") + (delta if isinstance(delta, str) else "")
+        if any(not texts.get(key, "").strip() for key in started):
+            return True
+    return False
 
 
 def _whitespace_only_text(raw: Mapping[str, Any]) -> bool:
@@ -350,7 +444,7 @@ def observe_thread(
             for e in (tracker.executions if tracker is not None else [])
         ]
     return ThreadObservation(
-        messages=to_agui_messages(core.messages),
+        messages=to_agui_messages(core.messages, subagent_messages=True),
         state=core.state,
         interrupts=core.pending_interrupts,
         runs=runs,

@@ -74,7 +74,9 @@ def test_a_message_id_a_subagent_reuses_is_its_own_part() -> None:
     root_text, tool = content(agg)
     assert root_text == {"type": "text", "text": "root"}
     [inner] = nested(tool)
-    assert inner["id"] == "s1" and inner["content"] == [{"type": "text", "text": "sub"}]
+    # the nested text part names the subagent's message it came from (the protocol level's)
+    assert inner["id"] == "s1"
+    assert inner["content"] == [{"type": "text", "text": "sub", "parentId": "m"}]
     assert inner["status"] == {"type": "running"}
     assert inner["metadata"]["custom"]["agui"] == {"name": "w"}
 
@@ -117,7 +119,7 @@ def test_a_spawning_call_that_comes_later_adopts_the_subagent_s_parts() -> None:
     assert content(agg) == [{"type": "text", "text": "early"}]
     agg.handle(parse_event(call("tc1")))
     [tool] = content(agg)
-    assert nested(tool)[0]["content"] == [{"type": "text", "text": "early"}]
+    assert nested(tool)[0]["content"] == [{"type": "text", "text": "early", "parentId": "e"}]
 
 
 @pytest.mark.parametrize(
