@@ -73,8 +73,20 @@ def _export_assistant(
 ) -> None:
     message_id = _field(message, "id")
     raw_content = _field(message, "content")
-    content = extract_text(raw_content)
     parts = raw_content if isinstance(raw_content, list) else []
+    # The parts of subagents no spawning call reaches, shown in this message, are their
+    # subagents' messages with ``subagents`` (after the nested ones), this message's else.
+    strays: dict[Any, list[Any]] = {}
+    if subagents and parts:
+        own = []
+        for part in parts:
+            sid = part.get("subagentRunId") if isinstance(part, dict) else None
+            if sid is None:
+                own.append(part)
+            else:
+                strays.setdefault(sid, []).append(part)
+        raw_content = parts = own
+    content = extract_text(raw_content)
     calls = [(*_tool_call_record(p, new_id), p) for p in parts if _exported_call(p)]
     shell_dropped = not content and not calls
     reasoning_index = 0
@@ -91,6 +103,8 @@ def _export_assistant(
         out.append(_reasoning_message(part, fallback))
         reasoning_index += 1
     if shell_dropped:
+        for sid, stray in strays.items():
+            _export_subagent(sid, stray, out, new_id, withhold_root)
         return
     # For a run's input, a subagent's calls go out with the message holding its spawning
     # call, as they went before subagents were told apart; its own text does not (the
@@ -115,6 +129,8 @@ def _export_assistant(
     if subagents:
         for _, _, part in calls:
             _export_nested(part, out, new_id, withhold_root)
+        for sid, stray in strays.items():
+            _export_subagent(sid, stray, out, new_id, withhold_root)
 
 
 def _tool_message(ident: str, part: Mapping[str, Any]) -> dict[str, Any]:
@@ -148,40 +164,45 @@ def _export_nested(
     results, then by the messages of the subagents its calls spawned (depth first)."""
     messages = part.get("messages")
     for nested in messages if isinstance(messages, list) else ():
-        if not (isinstance(nested, Mapping) and isinstance(nested.get("content"), list)):
+        if isinstance(nested, Mapping) and isinstance(nested.get("content"), list):
+            _export_subagent(nested.get("id"), nested["content"], out, new_id, withhold)
+
+
+def _export_subagent(
+    sid: Any, content: list[Any], out: list[dict[str, Any]], new_id: IdFactory, withhold: bool
+) -> None:
+    """The messages one subagent's parts stand for (:func:`_export_nested`)."""
+    records: dict[tuple[str, Any], dict[str, Any]] = {}
+    calls: dict[Any, list[Any]] = {}
+    reasoning_index = 0
+    for child in content:
+        if not isinstance(child, dict):
             continue
-        sid = nested.get("id")
-        records: dict[tuple[str, Any], dict[str, Any]] = {}
-        calls: dict[Any, list[Any]] = {}
-        reasoning_index = 0
-        for child in nested["content"]:
-            if not isinstance(child, dict):
-                continue
-            kind = child.get("type")
-            if kind == "text":
-                key = child.get("parentId") or f"{sid}:text"
-                record = records.setdefault(("assistant", key), _assistant(key, sid))
-                record["content"] += child.get("text") or ""
-            elif kind == "reasoning" and (child.get("text") or "").strip():
-                reasoning = _reasoning_message(child, f"{sid}:reasoning-{reasoning_index}")
-                reasoning["subagentRunId"] = sid
-                records[("reasoning", reasoning["id"])] = reasoning
-                reasoning_index += 1
-            elif _exported_call(child):
-                ident, call = _tool_call_record(child, new_id)
-                key = child.get("parentId") or ident
-                record = records.setdefault(("assistant", key), _assistant(key, sid))
-                record.setdefault("toolCalls", []).append(call)
-                calls.setdefault(key, []).append((ident, child))
-        for (role, key), record in records.items():
-            out.append(record)
-            if role != "assistant":
-                continue
-            for ident, child in calls.get(key, ()):
-                if "result" in child and not (withhold and _gate_open(child)):
-                    out.append({**_tool_message(ident, child), "subagentRunId": sid})
-            for _, child in calls.get(key, ()):
-                _export_nested(child, out, new_id, withhold)
+        kind = child.get("type")
+        if kind == "text":
+            key = child.get("parentId") or f"{sid}:text"
+            record = records.setdefault(("assistant", key), _assistant(key, sid))
+            record["content"] += child.get("text") or ""
+        elif kind == "reasoning" and (child.get("text") or "").strip():
+            reasoning = _reasoning_message(child, f"{sid}:reasoning-{reasoning_index}")
+            reasoning["subagentRunId"] = sid
+            records[("reasoning", reasoning["id"])] = reasoning
+            reasoning_index += 1
+        elif _exported_call(child):
+            ident, call = _tool_call_record(child, new_id)
+            key = child.get("parentId") or ident
+            record = records.setdefault(("assistant", key), _assistant(key, sid))
+            record.setdefault("toolCalls", []).append(call)
+            calls.setdefault(key, []).append((ident, child))
+    for (role, key), record in records.items():
+        out.append(record)
+        if role != "assistant":
+            continue
+        for ident, child in calls.get(key, ()):
+            if "result" in child and not (withhold and _gate_open(child)):
+                out.append({**_tool_message(ident, child), "subagentRunId": sid})
+        for _, child in calls.get(key, ()):
+            _export_nested(child, out, new_id, withhold)
 
 
 def _assistant(ident: Any, subagent_run_id: Any) -> dict[str, Any]:

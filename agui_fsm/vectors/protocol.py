@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from agui_fsm.aggregator.parts import json_stringify
-from agui_fsm.machines.subagent import MAX_SUBAGENT_DEPTH
 from agui_fsm.replay.normalize import IdNormalizer, input_strings
 
 OUTCOMES = ("success", "interrupt", "error", "cancelled")
@@ -192,12 +191,6 @@ def protocol_scope(raw: Mapping[str, Any]) -> str | None:
     unobservable = (
         (_has_activity, "activity messages"),
         (
-            _subagent_not_nested,
-            "a subagent no chain of spawning calls of its own run reaches (no announcement "
-            "or spawning call, a cycle, too deep, a call of an earlier run), whose messages "
-            "the thread merges into the run's own",
-        ),
-        (
             _root_text_while_subagent_open,
             "a message of the run's own that starts while one of its subagents is open, "
             "which the thread keeps in the message showing the subagent",
@@ -312,53 +305,6 @@ def _has_activity(raw: Mapping[str, Any]) -> bool:
             if item.get("type") == "MESSAGES_SNAPSHOT" and isinstance(item.get("messages"), list):
                 messages += item["messages"]
     return any(isinstance(m, Mapping) and m.get("role") == "activity" for m in messages)
-
-
-def _subagent_not_nested(raw: Mapping[str, Any]) -> bool:
-    """A run streams for a subagent that no chain of calls from the run's own reaches (no
-    announcement, no spawning call, a cycle, deeper than
-    :data:`~agui_fsm.machines.subagent.MAX_SUBAGENT_DEPTH`, a call an earlier run
-    streamed): the rule of
-    :class:`agui_fsm.aggregator.subagents.Nesting`, read from the scenario's events."""
-    for events in _events(raw):
-        spawned: dict[Any, list[Any]] = {}
-        calls: dict[Any, Any] = {}
-        tagged: set[Any] = set()
-        for event in events:
-            kind = str(event.get("type"))
-            tag = event.get("subagentRunId")
-            if kind == "SUBAGENT_STARTED" and event.get("parentToolCallId") is not None:
-                sids = spawned.setdefault(event["parentToolCallId"], [])
-                if tag not in sids:
-                    sids.append(tag)
-            elif kind.startswith(("TEXT_MESSAGE_", "REASONING_", "TOOL_CALL_")):
-                if kind in ("TOOL_CALL_START", "TOOL_CALL_CHUNK"):
-                    calls.setdefault(event.get("toolCallId"), tag)
-                if tag is not None:
-                    tagged.add(tag)
-        if tagged - _reachable(calls, spawned):
-            return True
-    return False
-
-
-def _reachable(calls: Mapping[Any, Any], spawned: Mapping[Any, list[Any]]) -> set[Any]:
-    """The subagents a chain of calls (call id -> the subagent that made it, None: the run)
-    reaches from the run's own, in :class:`~agui_fsm.aggregator.subagents.Nesting`'s walk."""
-    reachable: set[Any] = set()
-
-    def walk(scope: Any, depth: int) -> None:
-        if depth > MAX_SUBAGENT_DEPTH:
-            return
-        for call, owner in calls.items():
-            if owner != scope:
-                continue
-            for sid in spawned.get(call, ()):
-                if sid not in reachable:
-                    reachable.add(sid)
-                    walk(sid, depth + 1)
-
-    walk(None, 0)
-    return reachable
 
 
 def _root_text_while_subagent_open(raw: Mapping[str, Any]) -> bool:

@@ -4,6 +4,7 @@ the thread's nested messages; a run's input keeps them flattened."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,8 @@ from typing import Any
 from ag_ui.core import Message
 from pydantic import TypeAdapter
 
-from agui_fsm.replay.runner import replay_scenario
+from agui_fsm.replay.runner import Replay, replay_scenario
+from agui_fsm.replay.scenario import parse_scenario
 from agui_fsm.thread.to_agui import to_agui_messages
 from agui_fsm.vectors.protocol import protocol_scope
 
@@ -123,13 +125,25 @@ def call_part(ident: str, args: str = "{}", **keys: Any) -> dict:
     }
 
 
-def test_two_levels_of_subagents_are_messages_of_their_own_in_tree_order() -> None:
-    assert protocol_scope(TWO_LEVELS) is None
-    out = replay_scenario(TWO_LEVELS, level="protocol")
-    assert out["messages"] == [
+def protocol_messages(raw: dict[str, Any]) -> list[dict]:
+    """The protocol-level messages of ``raw``, a scenario the level covers."""
+    assert protocol_scope(raw) is None
+    return replay_scenario(raw, level="protocol")["messages"]
+
+
+def spawning_turn(text: str) -> list[dict]:
+    """The user's message, the run's message ``a1`` calling ``tc1``, and its result."""
+    return [
         message("$1", "user", "go"),
-        message("a1", "assistant", "Delegating.", toolCalls=[wire_call("tc1")]),
+        message("a1", "assistant", text, toolCalls=[wire_call("tc1")]),
         message("res1", "tool", "ok", toolCallId="tc1"),
+    ]
+
+
+def test_two_levels_of_subagents_are_messages_of_their_own_in_tree_order() -> None:
+    out = protocol_messages(TWO_LEVELS)
+    assert out == [
+        *spawning_turn("Delegating."),
         message("rs1", "reasoning", "plan", "s1"),
         message("m1", "assistant", "Asking s2.", "s1", toolCalls=[wire_call("tc2")]),
         message("res2", "tool", "s2 done", "s1", toolCallId="tc2"),
@@ -139,7 +153,7 @@ def test_two_levels_of_subagents_are_messages_of_their_own_in_tree_order() -> No
     ]
     # every message is an AG-UI 1.0 Message, its subagent kept
     adapter = TypeAdapter(Message)
-    tags = [adapter.validate_python(m).subagent_run_id for m in out["messages"]]
+    tags = [adapter.validate_python(m).subagent_run_id for m in out]
     assert tags == [None, None, None, "s1", "s1", "s1", "s2", "s2", "s1"]
 
 
@@ -193,23 +207,55 @@ def test_a_nested_call_without_a_parent_message_has_an_assistant_message_of_its_
     assert out[1] == message("tc_n", "assistant", "", "s1", toolCalls=[wire_call("tc_n")])
 
 
+def test_a_subagent_no_call_reaches_is_tagged_after_the_run_s_message() -> None:
+    """Its parts, shown in the run's own message, are its messages: after that message, its
+    results and the subagents nested on its calls."""
+    raw = {
+        "runs": [
+            [
+                {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+                *text("a1", "root"),
+                *call("tc1", "a1"),
+                spawn("s1", "tc1"),
+                *text("m1", "nested", "s1"),
+                finish("s1"),
+                *text("m9", "stray", "s9"),
+                *call("tc9", "m9", "s9"),
+                result("tc9", "res9", "r9", "s9"),
+                result("tc1", "res1", "ok"),
+                {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"},
+            ]
+        ],
+        "steps": [{"op": "append", "text": "go"}],
+    }
+    assert protocol_messages(raw) == [
+        *spawning_turn("root"),
+        message("m1", "assistant", "nested", "s1"),
+        message("m9", "assistant", "stray", "s9", toolCalls=[wire_call("tc9")]),
+        message("res9", "tool", "r9", "s9", toolCallId="tc9"),
+    ]
+    # the run's input is as before: the stray text and call are the run message's
+    [run_input] = [m for m in to_agui_messages(replay_messages(raw)) if m["id"] == "a1"]
+    assert run_input["content"] == "root\nstray"
+    assert [c["id"] for c in run_input["toolCalls"]] == ["tc1", "tc9"]
+
+
+def replay_messages(raw: dict[str, Any]) -> list[Any]:
+    """The runtime's thread messages at the end of ``raw``."""
+    replay = Replay(parse_scenario(raw), raw)
+    asyncio.run(replay.play())
+    return replay.runtime.messages
+
+
 def test_only_subagents_the_thread_merges_have_no_protocol_output() -> None:
-    """The vectors with subagents and no protocol-level output are the ones whose subagent
-    the thread renders in the run's own message, or whose message it keeps no part for."""
+    """The vectors with subagents and no protocol-level output: a message of the run's own
+    that the thread keeps with the one showing an open subagent, and a subagent's message
+    with no text (the thread keeps no part for it)."""
     reasons = {}
     for path in sorted(VECTORS.glob("*.json")):
         raw = json.loads(path.read_text())
         if "subagent" in json.dumps(raw).lower():
             reasons[path.stem] = protocol_scope(raw)
     left_out = {name for name, reason in reasons.items() if reason and "subagent" in reason}
-    assert left_out == {
-        "subagent_attribution_without_lifecycle",
-        "subagent_cyclic_parent_chain",
-        "subagent_nested_approval_gate",
-        "subagent_open_then_new_root_message",
-        "subagent_over_deep_chain",
-        "subagent_run_id_mismatch",
-        "subagent_suspended_then_resumed",
-        "subagent_without_spawning_call",
-    }
-    assert sum(reason is None for reason in reasons.values()) >= 19
+    assert left_out == {"subagent_open_then_new_root_message", "subagent_run_id_mismatch"}
+    assert sum(reason is None for reason in reasons.values()) >= 25
