@@ -52,6 +52,9 @@ APPLICATION_ONLY: dict[str, str] = {
     "data parts": "CUSTOM events are not messages: they leave the thread unchanged",
     "tool results in parts": "a tool result is a `tool` message of its own (TOOL_CALL_RESULT, "
     "a snapshot's, or the client's), after the assistant message that called the tool",
+    "nested subagent messages": "a subagent's text, reasoning, calls and results are messages "
+    "of the thread tagged `subagentRunId`, after the message holding the spawning call and its "
+    "results",
     "auto-cancel": "a new turn sends the thread as it is: a call left unanswered stays "
     "unanswered (no `tool` message is made up for it)",
     "showThinking": "reasoning is part of the thread: `reasoning` messages are kept whatever "
@@ -180,7 +183,9 @@ def protocol_scope(raw: Mapping[str, Any]) -> str | None:
     Two reasons: the scenario uses an application-level operation AG-UI has no words for
     (a ``reload``, an ``append`` to another branch), or its protocol output is not yet
     observable from agui-fsm's runtime, which keeps an assistant-ui thread (activity
-    messages become tool calls; a whitespace-only text message loses its text)."""
+    messages become tool calls; a whitespace-only text message loses its text, a subagent's
+    text message without text its place; a message of the run's own joins the one showing
+    an open subagent)."""
     for action in _actions(raw):
         if action.get("op") == "reload":
             return "regenerating a message (reload) is an application-level operation"
@@ -373,8 +378,8 @@ def observe_thread(
     """What a thread core (:class:`agui_fsm.thread.core.ThreadCore`) shows at the end of a
     scenario, read through its public observations: its visible thread converted to AG-UI
     messages (:func:`agui_fsm.thread.to_agui.to_agui_messages`, the conversion each run's
-    input is built with), its state, its pending interrupts and, with ``executions``, the
-    front-end tools its tracker ran.
+    input is built with, here with each subagent's messages of their own), its state, its
+    pending interrupts and, with ``executions``, the front-end tools its tracker ran.
 
     The core keeps no record of the runs it has settled, nor of the error that failed one:
     ``runs`` is the driver's record of them. ``errors`` are the user actions the client
