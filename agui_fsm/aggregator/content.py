@@ -11,7 +11,7 @@ from typing import Any
 
 from agui_fsm.aggregator.approvals import project_tool_approvals
 from agui_fsm.aggregator.outcome import status_object
-from agui_fsm.aggregator.parts import ROOT_SCOPE, PartStore, token_count
+from agui_fsm.aggregator.parts import ROOT_SCOPE, Entry, PartStore, token_count
 from agui_fsm.aggregator.subagents import Nesting, buckets, nested_message
 from agui_fsm.machines.subagent import MAX_SUBAGENT_DEPTH
 
@@ -121,21 +121,35 @@ def _with_subagents(
                     for sid in nesting.nested(entry.tool_call_id)
                     if depth <= MAX_SUBAGENT_DEPTH
                 ]
-                out.append({**part, "messages": messages} if messages else part)
+                if messages:
+                    part = {**part, "messages": messages}
+                out.append(_owned(part, entry, scope))
             elif kind == "text":
                 text = entry.materialize()
                 if text is not None:
-                    out.append(text)
+                    out.append(_owned(text, entry, scope))
             elif kind == "reasoning":
                 if show_thinking:
                     block = entry.materialize(entry is store.active_reasoning_of(entry))
                     if block is not None:
-                        out.append(block)
+                        out.append(_owned(block, entry, scope))
             else:
                 out.append(entry.materialize())
         return out
 
     return parts(ROOT_SCOPE, 0)
+
+
+def _owned(part: dict, entry: Entry, bucket: str) -> dict:
+    """A subagent's part says whose it is, for the AG-UI messages a part list stands for: a
+    text part the message it came from (``parentId``, as a call's names its
+    parentMessageId), and a part shown at the top level (no spawning call reaches its
+    subagent) its ``subagentRunId``. The run's own parts are left as they are."""
+    if entry.scope == ROOT_SCOPE:
+        return part
+    if entry.kind == "text":
+        part = {**part, "parentId": entry.key}
+    return {**part, "subagentRunId": entry.scope} if bucket == ROOT_SCOPE else part
 
 
 def opaque_reasoning(

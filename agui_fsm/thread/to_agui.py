@@ -65,41 +65,54 @@ def _gate_open(part: Mapping[str, Any]) -> bool:
 
 
 def _export_assistant(
-    message: Any, out: list[dict[str, Any]], new_id: IdFactory, withhold_root: bool
+    message: Any,
+    out: list[dict[str, Any]],
+    new_id: IdFactory,
+    withhold_root: bool,
+    subagents: bool,
 ) -> None:
     message_id = _field(message, "id")
     raw_content = _field(message, "content")
-    content = extract_text(raw_content)
     parts = raw_content if isinstance(raw_content, list) else []
+    # The parts of subagents no spawning call reaches, shown in this message, are their
+    # subagents' messages with ``subagents`` (after the nested ones), this message's else.
+    strays: dict[Any, list[Any]] = {}
+    if subagents and parts:
+        own = []
+        for part in parts:
+            sid = part.get("subagentRunId") if isinstance(part, dict) else None
+            if sid is None:
+                own.append(part)
+            else:
+                strays.setdefault(sid, []).append(part)
+        raw_content = parts = own
+    content = extract_text(raw_content)
     calls = [(*_tool_call_record(p, new_id), p) for p in parts if _exported_call(p)]
     shell_dropped = not content and not calls
     reasoning_index = 0
     for part in parts:
         if not isinstance(part, dict) or part.get("type") != "reasoning":
             continue
-        text = part.get("text") or ""
-        if not text.strip():
+        if not (part.get("text") or "").strip():
             continue
-        meta = (part.get("providerMetadata") or {}).get(AGUI_NAMESPACE) or {}
-        reasoning_id = meta.get("reasoningId") if isinstance(meta.get("reasoningId"), str) else None
-        if (reasoning_id or "").strip():
-            ident = reasoning_id
-        elif shell_dropped and reasoning_index == 0:
-            ident = message_id
-        else:
-            ident = f"{message_id}:reasoning-{reasoning_index}"
-        record: dict[str, Any] = {"id": ident, "role": "reasoning", "content": text}
-        if isinstance(meta.get("encryptedValue"), str):
-            record["encryptedValue"] = meta["encryptedValue"]
-        out.append(record)
+        fallback = (
+            message_id
+            if shell_dropped and reasoning_index == 0
+            else f"{message_id}:reasoning-{reasoning_index}"
+        )
+        out.append(_reasoning_message(part, fallback))
         reasoning_index += 1
     if shell_dropped:
+        for sid, stray in strays.items():
+            _export_subagent(sid, stray, out, new_id, withhold_root)
         return
-    # A subagent's calls go out with the message holding its spawning call, as they went
-    # before subagents were told apart; its own text does not (the backend has it).
+    # For a run's input, a subagent's calls go out with the message holding its spawning
+    # call, as they went before subagents were told apart; its own text does not (the
+    # backend has it). With ``subagents``, its messages go out as messages of their own.
     nested: list[Any] = []
-    for _, _, part in calls:
-        _nested_calls(part, new_id, nested)
+    if not subagents:
+        for _, _, part in calls:
+            _nested_calls(part, new_id, nested)
     record = {"id": message_id, "role": "assistant", "content": content}
     if _field(message, "name"):
         record["name"] = _field(message, "name")
@@ -112,32 +125,122 @@ def _export_assistant(
         *(call for call in calls if not (withhold_root and _gate_open(call[2]))),
         *(call for call in nested if not _gate_open(call[2])),
     ]
-    for ident, _, part in results:
-        if "result" not in part:
+    out.extend(_tool_message(ident, part) for ident, _, part in results if "result" in part)
+    if subagents:
+        for _, _, part in calls:
+            _export_nested(part, out, new_id, withhold_root)
+        for sid, stray in strays.items():
+            _export_subagent(sid, stray, out, new_id, withhold_root)
+
+
+def _tool_message(ident: str, part: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``tool`` message of a resolved call part."""
+    if "modelContent" in part:
+        text = extract_text(part["modelContent"])
+    else:
+        result = part["result"]
+        text = result if isinstance(result, str) else json_stringify(result)
+    tool: dict[str, Any] = {
+        "id": part.get("unstable_toolMessageId") or f"{ident}:tool",
+        "role": "tool",
+        "content": text,
+        "toolCallId": ident,
+    }
+    if part.get("isError"):
+        tool["error"] = text
+    return tool
+
+
+def _export_nested(
+    part: Mapping[str, Any], out: list[dict[str, Any]], new_id: IdFactory, withhold: bool
+) -> None:
+    """The messages of the subagents nested on a call part, each tagged ``subagentRunId``.
+
+    A nested message (one per subagent) stands for the AG-UI messages its events named:
+    a text part is the assistant message its ``parentId`` names, a reasoning part the
+    reasoning message of its ``reasoningId``, a call goes in the assistant message its
+    ``parentId`` names (one of its own, named by the call, when it has none). They follow
+    in the order they first appear; each assistant message is followed by its calls'
+    results, then by the messages of the subagents its calls spawned (depth first)."""
+    messages = part.get("messages")
+    for nested in messages if isinstance(messages, list) else ():
+        if isinstance(nested, Mapping) and isinstance(nested.get("content"), list):
+            _export_subagent(nested.get("id"), nested["content"], out, new_id, withhold)
+
+
+def _export_subagent(
+    sid: Any, content: list[Any], out: list[dict[str, Any]], new_id: IdFactory, withhold: bool
+) -> None:
+    """The messages one subagent's parts stand for (:func:`_export_nested`)."""
+    records: dict[tuple[str, Any], dict[str, Any]] = {}
+    calls: dict[Any, list[Any]] = {}
+    reasoning_index = 0
+    for child in content:
+        if not isinstance(child, dict):
             continue
-        if "modelContent" in part:
-            text = extract_text(part["modelContent"])
-        else:
-            result = part["result"]
-            text = result if isinstance(result, str) else json_stringify(result)
-        tool: dict[str, Any] = {
-            "id": part.get("unstable_toolMessageId") or f"{ident}:tool",
-            "role": "tool",
-            "content": text,
-            "toolCallId": ident,
-        }
-        if part.get("isError"):
-            tool["error"] = text
-        out.append(tool)
+        kind = child.get("type")
+        if kind == "text":
+            key = child.get("parentId") or f"{sid}:text"
+            record = records.setdefault(("assistant", key), _assistant(key, sid))
+            record["content"] += child.get("text") or ""
+        elif kind == "reasoning" and (child.get("text") or "").strip():
+            reasoning = _reasoning_message(child, f"{sid}:reasoning-{reasoning_index}")
+            reasoning["subagentRunId"] = sid
+            records[("reasoning", reasoning["id"])] = reasoning
+            reasoning_index += 1
+        elif _exported_call(child):
+            ident, call = _tool_call_record(child, new_id)
+            key = child.get("parentId") or ident
+            record = records.setdefault(("assistant", key), _assistant(key, sid))
+            record.setdefault("toolCalls", []).append(call)
+            calls.setdefault(key, []).append((ident, child))
+    for (role, key), record in records.items():
+        out.append(record)
+        if role != "assistant":
+            continue
+        for ident, child in calls.get(key, ()):
+            if "result" in child and not (withhold and _gate_open(child)):
+                out.append({**_tool_message(ident, child), "subagentRunId": sid})
+        for _, child in calls.get(key, ()):
+            _export_nested(child, out, new_id, withhold)
+
+
+def _assistant(ident: Any, subagent_run_id: Any) -> dict[str, Any]:
+    return {"id": ident, "role": "assistant", "content": "", "subagentRunId": subagent_run_id}
+
+
+def _reasoning_message(part: Mapping[str, Any], fallback: str) -> dict[str, Any]:
+    """The ``reasoning`` message of a reasoning part (``fallback``: its id when its block
+    had none)."""
+    meta = (part.get("providerMetadata") or {}).get(AGUI_NAMESPACE) or {}
+    reasoning_id = meta.get("reasoningId") if isinstance(meta.get("reasoningId"), str) else None
+    record: dict[str, Any] = {
+        "id": reasoning_id if (reasoning_id or "").strip() else fallback,
+        "role": "reasoning",
+        "content": part.get("text") or "",
+    }
+    if isinstance(meta.get("encryptedValue"), str):
+        record["encryptedValue"] = meta["encryptedValue"]
+    return record
 
 
 def to_agui_messages(
-    messages: Sequence[Any], *, new_id: IdFactory = default_id, withhold_gated: bool = False
+    messages: Sequence[Any],
+    *,
+    new_id: IdFactory = default_id,
+    withhold_gated: bool = False,
+    subagent_messages: bool = False,
 ) -> list[dict[str, Any]]:
     """Thread messages (:class:`Message` or dicts of the same shape) as AG-UI wire messages.
-    A subagent's tool calls go out flattened into the message holding its spawning call;
-    the result of a nested call whose approval is undecided does not go out, nor, with
-    ``withhold_gated``, that of any such call."""
+
+    A run's input (the default): a subagent's tool calls go out flattened into the message
+    holding its spawning call, as the reference sends them; the result of a nested call
+    whose approval is undecided does not go out, nor, with ``withhold_gated``, that of any
+    such call. With ``subagent_messages`` (the protocol level's ``Message[]``), each
+    subagent's text, reasoning, calls and results are messages of their own tagged
+    ``subagentRunId``, after the message holding the spawning call and its results
+    (:func:`_export_nested`); a nested result waits on an open gate only with
+    ``withhold_gated``."""
     out: list[dict[str, Any]] = []
     for message in messages:
         message_id = _field(message, "id") or new_id()
@@ -157,7 +260,7 @@ def to_agui_messages(
         if role == "assistant":
             if isinstance(message, Mapping) and "id" not in message:
                 message = {**message, "id": message_id}
-            _export_assistant(message, out, new_id, withhold_gated)
+            _export_assistant(message, out, new_id, withhold_gated, subagent_messages)
         elif role == "tool":
             record = {
                 "id": message_id,

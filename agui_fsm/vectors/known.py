@@ -365,6 +365,25 @@ def _snapshots(found: Verdict) -> Edit | None:
     return _dropping(found, lambda item: item.get("type") != "MESSAGES_SNAPSHOT")
 
 
+def _subagent_order(ours: dict[str, Any], theirs: Any) -> Outputs | None:
+    """The client's subagent messages (tagged ``subagentRunId``) moved to where agui-fsm puts
+    them: each right after the last message agui-fsm has before it."""
+    messages = list(theirs.get("messages") or [])
+    rank = {m.get("id"): n for n, m in enumerate(ours.get("messages") or ())}
+    tagged = [m for m in messages if m.get("subagentRunId") is not None]
+    if not tagged or any(m.get("id") not in rank for m in tagged):
+        return None
+    out = [m for m in messages if m.get("subagentRunId") is None]
+    for message in sorted(tagged, key=lambda m: rank[m["id"]]):
+        before = [
+            k for k, m in enumerate(out) if rank.get(m.get("id"), len(rank)) < rank[message["id"]]
+        ]
+        out.insert(before[-1] + 1 if before else 0, message)
+    if out == messages:
+        return None
+    return ours, {**theirs, "messages": out}
+
+
 def _section(anchor: str) -> str:
     return f"{CLIENTS_DOC}#{anchor}"
 
@@ -418,6 +437,13 @@ AG_UI_CLIENT: tuple[Known, ...] = (
         "client",
         _section("events-read-with-a-rejected-event-are-dropped"),
         edit=_delivery,
+    ),
+    Known(
+        "subagent-order",
+        "a subagent's messages stand where they arrived",
+        "client",
+        _section("a-subagents-messages-stand-where-they-arrived"),
+        adjust=_subagent_order,
     ),
     Known(
         "snapshot-order",

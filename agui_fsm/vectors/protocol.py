@@ -52,6 +52,9 @@ APPLICATION_ONLY: dict[str, str] = {
     "data parts": "CUSTOM events are not messages: they leave the thread unchanged",
     "tool results in parts": "a tool result is a `tool` message of its own (TOOL_CALL_RESULT, "
     "a snapshot's, or the client's), after the assistant message that called the tool",
+    "nested subagent messages": "a subagent's text, reasoning, calls and results are messages "
+    "of the thread tagged `subagentRunId`, after the message holding the spawning call and its "
+    "results",
     "auto-cancel": "a new turn sends the thread as it is: a call left unanswered stays "
     "unanswered (no `tool` message is made up for it)",
     "showThinking": "reasoning is part of the thread: `reasoning` messages are kept whatever "
@@ -108,6 +111,7 @@ MESSAGE_KEYS = (
     "error",
     "encryptedValue",
     "activityType",
+    "subagentRunId",
 )
 """The AG-UI 1.0 message fields the protocol output keeps (a client's own keys, such as
 timestamps, are left out)."""
@@ -179,7 +183,9 @@ def protocol_scope(raw: Mapping[str, Any]) -> str | None:
     Two reasons: the scenario uses an application-level operation AG-UI has no words for
     (a ``reload``, an ``append`` to another branch), or its protocol output is not yet
     observable from agui-fsm's runtime, which keeps an assistant-ui thread (activity
-    messages become tool calls; a whitespace-only text message loses its text)."""
+    messages become tool calls; a whitespace-only text message loses its text, a subagent's
+    text message without text its place; a message of the run's own joins the one showing
+    an open subagent)."""
     for action in _actions(raw):
         if action.get("op") == "reload":
             return "regenerating a message (reload) is an application-level operation"
@@ -189,7 +195,12 @@ def protocol_scope(raw: Mapping[str, Any]) -> str | None:
         return "a history that repeats a message id is imported as two branches"
     unobservable = (
         (_has_activity, "activity messages"),
-        (_has_subagent, "a subagent's messages, which the thread nests on its spawning call"),
+        (
+            _root_text_while_subagent_open,
+            "a message of the run's own that starts while one of its subagents is open, "
+            "which the thread keeps in the message showing the subagent",
+        ),
+        (_subagent_text_without_text, "a subagent's text message with no text"),
         (_whitespace_only_text, "a whitespace-only text message"),
         (
             _tool_content_not_canonical,
@@ -301,12 +312,46 @@ def _has_activity(raw: Mapping[str, Any]) -> bool:
     return any(isinstance(m, Mapping) and m.get("role") == "activity" for m in messages)
 
 
-def _has_subagent(raw: Mapping[str, Any]) -> bool:
-    for items in _events(raw):
-        for item in items:
-            if str(item.get("type", "")).startswith("SUBAGENT_") or "subagentRunId" in item:
-                return True
-    return any("subagentRunId" in m for m in _snapshot_messages(raw))
+def _root_text_while_subagent_open(raw: Mapping[str, Any]) -> bool:
+    """A text event of the run's own names another message than the run's last one while a
+    subagent is open (the message does not split then: ``shows_open_subagent`` in
+    :mod:`agui_fsm.machines.message_status`)."""
+    for events in _events(raw):
+        open_subagents: set[Any] = set()
+        last = None
+        for event in events:
+            kind = str(event.get("type"))
+            if kind == "SUBAGENT_STARTED":
+                open_subagents.add(event.get("subagentRunId"))
+            elif kind in ("SUBAGENT_FINISHED", "SUBAGENT_ERROR"):
+                open_subagents.discard(event.get("subagentRunId"))
+            elif kind.startswith("TEXT_MESSAGE_") and event.get("subagentRunId") is None:
+                named = event.get("messageId")
+                if named and last is not None and named != last and open_subagents:
+                    return True
+                last = named or last
+    return False
+
+
+def _subagent_text_without_text(raw: Mapping[str, Any]) -> bool:
+    """A subagent's TEXT_MESSAGE_START whose message gets no visible delta of that subagent
+    (the nested message keeps no part for it)."""
+    for events in _events(raw):
+        started: set[tuple[Any, Any]] = set()
+        texts: dict[tuple[Any, Any], str] = {}
+        for event in events:
+            tag = event.get("subagentRunId")
+            if tag is None:
+                continue
+            key = (tag, event.get("messageId"))
+            if event.get("type") == "TEXT_MESSAGE_START":
+                started.add(key)
+            elif event.get("type") in ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK"):
+                delta = event.get("delta")
+                texts[key] = texts.get(key, "") + (delta if isinstance(delta, str) else "")
+        if any(not texts.get(key, "").strip() for key in started):
+            return True
+    return False
 
 
 def _whitespace_only_text(raw: Mapping[str, Any]) -> bool:
@@ -333,8 +378,8 @@ def observe_thread(
     """What a thread core (:class:`agui_fsm.thread.core.ThreadCore`) shows at the end of a
     scenario, read through its public observations: its visible thread converted to AG-UI
     messages (:func:`agui_fsm.thread.to_agui.to_agui_messages`, the conversion each run's
-    input is built with), its state, its pending interrupts and, with ``executions``, the
-    front-end tools its tracker ran.
+    input is built with, here with each subagent's messages of their own), its state, its
+    pending interrupts and, with ``executions``, the front-end tools its tracker ran.
 
     The core keeps no record of the runs it has settled, nor of the error that failed one:
     ``runs`` is the driver's record of them. ``errors`` are the user actions the client
@@ -350,7 +395,7 @@ def observe_thread(
             for e in (tracker.executions if tracker is not None else [])
         ]
     return ThreadObservation(
-        messages=to_agui_messages(core.messages),
+        messages=to_agui_messages(core.messages, subagent_messages=True),
         state=core.state,
         interrupts=core.pending_interrupts,
         runs=runs,

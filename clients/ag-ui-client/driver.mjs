@@ -223,8 +223,9 @@ class Replay {
         return;
       case "addToolResult": {
         // FORMAT.md's protocol-level addToolResult: the answer is a `tool` message right after
-        // the assistant message holding the call (and the answers already there); a call that
-        // has one gets its content replaced; an id no message calls changes nothing.
+        // the assistant message holding the call (and the answers already there), a
+        // subagent's when that message is; a call that has one gets its content replaced; an
+        // id no message calls changes nothing.
         const id = action.toolCallId;
         const messages = structuredClone(agent.messages);
         const owner = messages.findIndex(
@@ -235,6 +236,8 @@ class Replay {
           typeof action.result === "string" ? action.result : JSON.stringify(action.result);
         const answer = { role: "tool", toolCallId: id, content };
         if (action.isError) answer.error = content;
+        const subagent = messages[owner].subagentRunId;
+        if (subagent !== undefined) answer.subagentRunId = subagent;
         const existing = messages.findIndex((m) => m.role === "tool" && m.toolCallId === id);
         if (existing !== -1) {
           const { error: _, ...kept } = messages[existing];
@@ -247,7 +250,7 @@ class Replay {
         messages.splice(at, 0, { id: crypto.randomUUID(), ...answer });
         agent.setMessages(messages);
         const answered = new Set(messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
-        if (messages[owner].toolCalls.every((call) => answered.has(call.id))) {
+        if (this.waitingCalls(messages, owner, id).every((call) => answered.has(call))) {
           this.resumeDue = { run: this.callRuns.get(id) };
           this.maybeResume();
         }
@@ -256,6 +259,23 @@ class Replay {
       default:
         throw new Error(`the protocol level has no operation ${action.op}`);
     }
+  }
+
+  // The calls a resume waits for: those of the assistant message holding the answered
+  // call; when its run streamed a subagent's call, every call that run streamed (a nested
+  // call and the call that spawned its subagent are one turn).
+  waitingCalls(messages, owner, id) {
+    const run = this.callRuns.get(id);
+    const ownCalls = messages[owner].toolCalls.map((call) => call.id);
+    if (run === undefined) return ownCalls;
+    const runCalls = messages.flatMap((m) =>
+      m.role === "assistant"
+        ? (m.toolCalls ?? [])
+            .filter((call) => this.callRuns.get(call.id) === run)
+            .map((call) => ({ id: call.id, subagent: m.subagentRunId !== undefined }))
+        : [],
+    );
+    return runCalls.some((call) => call.subagent) ? runCalls.map((call) => call.id) : ownCalls;
   }
 
   inRun(action, run, index) {

@@ -116,7 +116,7 @@ def test_nested_messages_are_shown_without_their_wall_clock_time():
         "description": "looks things up",
         "result": {"answer": "sunny"},
     }
-    assert nested["content"] == [{"type": "text", "text": "Sunny in Lyon"}]
+    assert nested["content"] == [{"type": "text", "text": "Sunny in Lyon", "parentId": "m_s1"}]
     # A row writes into the nested messages only when the subagent changed them: an unchanged
     # part is the same value from row to row, and the diff passes over it.
     writes = [

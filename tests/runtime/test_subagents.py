@@ -74,7 +74,9 @@ def test_a_message_id_a_subagent_reuses_is_its_own_part() -> None:
     root_text, tool = content(agg)
     assert root_text == {"type": "text", "text": "root"}
     [inner] = nested(tool)
-    assert inner["id"] == "s1" and inner["content"] == [{"type": "text", "text": "sub"}]
+    # the nested text part names the subagent's message it came from (the protocol level's)
+    assert inner["id"] == "s1"
+    assert inner["content"] == [{"type": "text", "text": "sub", "parentId": "m"}]
     assert inner["status"] == {"type": "running"}
     assert inner["metadata"]["custom"]["agui"] == {"name": "w"}
 
@@ -83,7 +85,10 @@ def test_a_subagent_s_text_neither_names_nor_splits_the_message() -> None:
     named: list[str] = []
     agg = feed(START, *text("s_text", "x", "s1"), on_server_message_id=named.append)
     assert named == [] and agg.reported_server_message_id is None
-    assert content(agg) == [{"type": "text", "text": "x"}]  # no announcement: the top level
+    # no announcement: the top level, the part saying whose it is
+    assert content(agg) == [
+        {"type": "text", "text": "x", "parentId": "s_text", "subagentRunId": "s1"}
+    ]
 
 
 def test_the_streaming_delta_lane_keeps_a_subagent_s_text_apart() -> None:
@@ -114,10 +119,12 @@ def test_a_chain_deeper_than_the_bound_renders_at_the_top_level() -> None:
 
 def test_a_spawning_call_that_comes_later_adopts_the_subagent_s_parts() -> None:
     agg = feed(START, spawn("s1", "tc1"), *text("e", "early", "s1"))
-    assert content(agg) == [{"type": "text", "text": "early"}]
+    assert content(agg) == [
+        {"type": "text", "text": "early", "parentId": "e", "subagentRunId": "s1"}
+    ]
     agg.handle(parse_event(call("tc1")))
     [tool] = content(agg)
-    assert nested(tool)[0]["content"] == [{"type": "text", "text": "early"}]
+    assert nested(tool)[0]["content"] == [{"type": "text", "text": "early", "parentId": "e"}]
 
 
 @pytest.mark.parametrize(
