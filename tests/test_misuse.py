@@ -595,6 +595,27 @@ def test_validate_dir_skips_what_git_ignores(tmp_path):
     assert "2 files: 2 valid" in whole.stdout
 
 
+def test_validate_dir_skips_json_documents_but_not_json_traces(tmp_path):
+    """A project's package.json, schemas and scenarios are JSON objects, not traces: a folder
+    skips them and counts them; an array of events, or one event, is still a trace."""
+    events = [json.loads(line) for line in TRACE.read_text().splitlines() if line.strip()]
+    (tmp_path / "array.json").write_text(json.dumps(events))
+    (tmp_path / "one.json").write_text(json.dumps(events[0]))
+    (tmp_path / "package.json").write_text('{"name": "x", "type": "module"}')
+    (tmp_path / "schema.json").write_text('{"type": "object", "properties": {}}')
+    (tmp_path / "scenario.json").write_text('{"runs": [], "steps": []}')
+    (tmp_path / "broken.json").write_text("{not json")
+    result = cli("validate", tmp_path, "--format", "json")
+    document = json.loads(result.stdout)
+    names = sorted(Path(f["name"]).name for f in document["files"])
+    assert names == ["array.json", "broken.json", "one.json"]
+    assert document["summary"]["skipped"]["json_documents"] == 3
+    text = cli("validate", tmp_path).stdout
+    assert "skipped 3 JSON documents (an object, not an event)" in text
+    # named on the command line, a document is still read (and is no valid trace)
+    assert cli("validate", tmp_path / "package.json").exit_code == 1
+
+
 def test_validate_dir_with_nothing_left_says_what_it_skipped(tmp_path):
     _event_file(tmp_path / "node_modules" / "x.jsonl")
     one_line(cli("validate", tmp_path), 2, "no trace file in", "skipped 1 folder (node_modules)")

@@ -6,13 +6,17 @@ version control folders, virtual environments (by name, and any folder holding a
 the files and folders ``--exclude`` names, and, inside a git work tree, what git ignores
 (``.gitignore``, ``.git/info/exclude``, the global excludes: ``git check-ignore`` answers,
 so every rule of git's own applies and no second reading of the patterns can drift; without
-git, nothing is skipped for it). A path named on the command line is never skipped: ``validate
-.venv`` validates the traces of ``.venv``, and an ignored folder named itself is read whole.
+git, nothing is skipped for it), and a ``.json`` file that holds one JSON object that is not
+an event (no upper-case ``type``): a document (a package.json, a scenario, a schema), where a
+trace in JSON is an array of events or an event. A path named on the command line is never
+skipped: ``validate .venv`` validates the traces of ``.venv``, and an ignored folder named
+itself is read whole.
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -66,6 +70,8 @@ class Found:
     """Trace files ``--exclude`` named."""
     ignored_files: int = 0
     """Trace files git ignores."""
+    documents: int = 0
+    """``.json`` files that hold one object that is not an event: documents, not traces."""
 
     def skipped_line(self) -> str | None:
         """``skipped 3 folders (.git, .venv, node_modules) and 2 files git ignores ...``, or
@@ -81,6 +87,8 @@ class Found:
             parts.append(f"{_count(self.excluded_files, 'file')} matching --exclude")
         if self.ignored_files:
             parts.append(f"{_count(self.ignored_files, 'file')} git ignores")
+        if self.documents:
+            parts.append(f"{_count(self.documents, 'JSON document')} (an object, not an event)")
         if not parts:
             return None
         listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
@@ -91,6 +99,7 @@ class Found:
             "folders": list(self.skipped_folders),
             "excluded_files": self.excluded_files,
             "ignored_files": self.ignored_files,
+            "json_documents": self.documents,
         }
 
 
@@ -179,7 +188,40 @@ def _not_ignored(paths: list[Path], found: Found, top: Path) -> Iterable[Path]:
         return paths
     ignored = _git_ignored(top, paths)
     found.ignored_files += len(ignored)
-    return [p for p in paths if str(p) not in ignored]
+    kept = []
+    for path in paths:
+        if str(path) in ignored:
+            continue
+        if _is_document(path):
+            found.documents += 1
+        else:
+            kept.append(path)
+    return kept
+
+
+_DOCUMENT_BYTES = 4 << 20
+"""The largest ``.json`` file read whole to tell a document from a trace; a larger one is
+validated as a trace (the validator says what it is)."""
+
+
+def _is_document(path: Path) -> bool:
+    """Whether ``path`` is a ``.json`` file holding one JSON object that is not an event."""
+    if path.suffix != ".json":
+        return False
+    try:
+        if path.stat().st_size > _DOCUMENT_BYTES:
+            return False
+        with open(path, "rb") as opened:
+            text = opened.read()
+        if not text.lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"{"):
+            return False
+        value = json.loads(text.decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return False  # unreadable or not JSON: the validator says so
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")  # an event's is an upper-case name: "RUN_STARTED"
+    return not (isinstance(kind, str) and kind.isupper() and kind.replace("_", "").isalpha())
 
 
 def _git_ignored(top: Path, paths: list[Path]) -> set[str]:
