@@ -239,15 +239,10 @@ class AsyncPerformer:
                         await close()
             else:
                 iterator = iter(source)
+                feed_some, commands = run.reader.feed_some, core.commands
                 try:
-                    for raw in iterator:
-                        if run.aborted:
-                            break
-                        feed(raw)
-                        if core.commands:
-                            self.perform()
-                        if run.aborted:
-                            break
+                    while not run.aborted and not feed_some(iterator, commands):
+                        self.perform()
                 finally:
                     close = getattr(iterator, "close", None)
                     if close is not None:

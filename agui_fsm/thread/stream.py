@@ -13,7 +13,7 @@ type but RUN_FINISHED (tool-call brackets, message starts and ends...) takes the
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
@@ -171,18 +171,31 @@ class RunStream:
 
     def feed(self, raw: Any) -> None:
         """One item of the stream: the delta lane's, or the general way."""
-        if type(raw) is list:
-            self.feed_task(raw)
-            return
-        lane = self.lane
-        if lane is not None and type(raw) is dict and len(raw) == 3:
-            taken = lane.take(raw)
-            if taken is True:
-                return
-            if taken:  # counted and validated, with findings: the general way from there
-                self._validated(flat_delta(raw), taken, self.run.index)
-                return
-        self._feed_general(raw)
+        self.feed_some((raw,), ())
+
+    def feed_some(self, items: Iterable[Any], commands: Sequence[Any]) -> bool:
+        """The items of ``items`` one by one (each as :meth:`feed` takes it) until
+        ``commands`` (the core's list) holds a command or the run is aborted: False then,
+        True once ``items`` ran out. A driver whose agent's events come without waiting
+        feeds them so, in one loop, and performs the commands between calls."""
+        run = self.run
+        for raw in items:
+            if type(raw) is list:
+                self.feed_task(raw)
+            else:
+                lane = self.lane
+                taken: Any = False
+                if lane is not None and type(raw) is dict and len(raw) == 3:
+                    taken = lane.take(raw)
+                if taken is True:
+                    pass
+                elif taken:  # counted and validated, with findings: the general way from there
+                    self._validated(flat_delta(raw), taken, run.index)
+                else:
+                    self._feed_general(raw)
+            if commands or run.aborted:
+                return False
+        return True
 
     def _feed_general(self, raw: Any) -> None:
         if type(raw) is dict:
