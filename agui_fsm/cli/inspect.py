@@ -104,8 +104,9 @@ def inspect(
     """
     from agui_fsm.inspector.page import render_page
     from agui_fsm.inspector.record import record_trace
-    from agui_fsm.inspector.scenario import is_scenario_head, record_scenario
+    from agui_fsm.inspector.scenario import record_scenario
     from agui_fsm.replay.scenario import read_document
+    from agui_fsm.replay.trace import is_scenario_head
 
     if (source is None) == (url is None):
         raise click.UsageError("give exactly one of PATH, '-' or --url")

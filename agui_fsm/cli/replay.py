@@ -31,15 +31,15 @@ from agui_fsm.cli.outputs import (
     write_text,
 )
 from agui_fsm.jsonwire import dumps_text
+from agui_fsm.levels import LEVEL_VARIABLE, LEVELS
 from agui_fsm.limits import DEFAULT_MAX_SCENARIO_BYTES
 from agui_fsm.replay import Scenario, ScenarioError
 from agui_fsm.replay.normalize import IdNormalizer, input_strings
-from agui_fsm.replay.runner import LEVELS, Replay
+from agui_fsm.replay.runner import Replay
 from agui_fsm.replay.scenario import read_document, read_scenario
 from agui_fsm.replay.trace import looks_like_scenario, replay_trace
 from agui_fsm.thread.messages import OPTIMISTIC_PREFIX
 from agui_fsm.trace import tracing
-from agui_fsm.vectors.driver import LEVEL_VARIABLE
 
 
 @click.command()

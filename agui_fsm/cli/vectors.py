@@ -23,9 +23,9 @@ from agui_fsm.cli.outputs import (
     write_target,
 )
 from agui_fsm.conformance.report import plural
+from agui_fsm.levels import LEVELS
 from agui_fsm.limits import DEFAULT_MAX_REPLY_BYTES
 from agui_fsm.vectors.catalogue import (
-    LEVELS,
     Catalogue,
     CatalogueError,
     export_kit,

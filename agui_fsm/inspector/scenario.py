@@ -24,28 +24,6 @@ from agui_fsm.inspector.record import (
 from agui_fsm.trace import tracing
 
 
-def is_scenario_head(head: bytes) -> bool:
-    """Whether an input starting with ``head`` is a scenario (one JSON object with ``runs``
-    or ``steps``) rather than a trace (JSON Lines, a JSON array, SSE), from those bytes
-    alone: a pipe is read once. A first line that is a whole JSON object decides by its
-    keys; a first line that is not (a scenario written over many lines) by whether the
-    head names ``runs`` or ``steps``."""
-    from agui_fsm.jsonwire import JsonProblem, loads
-
-    text = head.lstrip(b" \t\r\n\xef\xbb\xbf")
-    if not text.startswith(b"{"):
-        return False
-    first, newline, _ = text.partition(b"\n")
-    if newline or len(head) < (1 << 16):
-        try:
-            value = loads(first)
-        except JsonProblem:
-            value = None
-        if isinstance(value, dict):
-            return "type" not in value and ("runs" in value or "steps" in value)
-    return b'"runs"' in text or b'"steps"' in text
-
-
 def record_scenario(
     path: str,
     *,

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 from agui_fsm.errors import UsageError
+from agui_fsm.levels import LEVELS
 from agui_fsm.replay.normalize import IdNormalizer, normalize_output
 from agui_fsm.replay.scenario import Action, Scenario, parse_scenario
 from agui_fsm.runtime import ThreadRuntime
@@ -205,11 +206,6 @@ def scenario_tool(spec: dict[str, Any]) -> Callable[[Any], Any]:
 
 class ScenarioToolError(Exception):
     """The failure an ``{"error": ...}`` scenario tool raises."""
-
-
-LEVELS = ("application", "protocol")
-"""What a replay prints (FORMAT.md): the thread as an assistant-ui-shaped client holds it,
-or in AG-UI's own terms (:mod:`agui_fsm.vectors.protocol`)."""
 
 
 class Replay:

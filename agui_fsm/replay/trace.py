@@ -25,6 +25,28 @@ from agui_fsm.replay.normalize import IdNormalizer, input_strings, normalize_out
 _HEAD = 1 << 16
 
 
+def is_scenario_head(head: bytes) -> bool:
+    """Whether an input starting with ``head`` is a scenario (one JSON object with ``runs``
+    or ``steps``) rather than a trace (JSON Lines, a JSON array, SSE), from those bytes
+    alone: a pipe is read once. A first line that is a whole JSON object decides by its
+    keys; a first line that is not (a scenario written over many lines) by whether the
+    head names ``runs`` or ``steps``."""
+    from agui_fsm.jsonwire import JsonProblem, loads
+
+    text = head.lstrip(b" \t\r\n\xef\xbb\xbf")
+    if not text.startswith(b"{"):
+        return False
+    first, newline, _ = text.partition(b"\n")
+    if newline or len(head) < (1 << 16):
+        try:
+            value = loads(first)
+        except JsonProblem:
+            value = None
+        if isinstance(value, dict):
+            return "type" not in value and ("runs" in value or "steps" in value)
+    return b'"runs"' in text or b'"steps"' in text
+
+
 def looks_like_scenario(path: str | Path) -> bool:
     """Whether the file at ``path`` is a scenario (one JSON object, without ``type``) rather
     than a trace. A trace is JSON Lines (its first line an object with ``type``), a JSON
@@ -38,6 +60,8 @@ def looks_like_scenario(path: str | Path) -> bool:
             head = f.read(_HEAD).lstrip(b" \t\r\n\xef\xbb\xbf")
             if not head.startswith(b"{"):
                 return False
+            if is_scenario_head(head):
+                return True
             first_line = head.split(b"\n", 1)[0]
             if _is_event(first_line):
                 return False

@@ -22,6 +22,7 @@ from typing import Any
 
 from agui_fsm.aggregator.tool_results import CANCELLED_RESULT
 from agui_fsm.errors import UsageError
+from agui_fsm.levels import LEVELS
 from agui_fsm.machines.table import PROFILES
 
 SPECS_DIR = Path(__file__).resolve().parents[2] / "specs" / "conformance"
@@ -36,11 +37,6 @@ FROZEN_DIR = "frozen"
 
 KIT_DOCUMENTS = ("FORMAT.md", "DRIVER.md", "scenario.schema.json")
 """Files a port vendors beside the vectors: the format, the driver protocol, the schema."""
-
-LEVELS = ("application", "protocol")
-"""What a vector's expected output describes (FORMAT.md): the thread as an assistant-ui-shaped
-client holds it (``expected/``, ``reference/``), or in AG-UI 1.0's own terms
-(``protocol/``)."""
 
 FEATURES: dict[str, str] = {
     "front-end-tools": "options.tools: tools the client runs itself (format 1.1)",

@@ -28,6 +28,7 @@ from typing import Any
 
 from agui_fsm import jsonwire
 from agui_fsm.errors import AguiFsmError
+from agui_fsm.levels import LEVEL_VARIABLE
 from agui_fsm.limits import DEFAULT_MAX_REPLY_BYTES, EARLY_STOP_VECTORS
 
 OUTPUT_MAX_DEPTH = jsonwire.MAX_DEPTH + 6
@@ -307,9 +308,6 @@ def reply_of(value: Any) -> Reply:
         return Unsupported(str(value["unsupported"]), str(value.get("reason", "")))
     return Output(value)
 
-
-LEVEL_VARIABLE = "AGUI_VECTORS_LEVEL"
-"""The environment variable that tells a driver which level's output to print."""
 
 _ERROR_LINE = re.compile(r"^\s*(?:Uncaught )?[\w.$]*(?:Error|Exception)\b")
 _SHOWN = 200
