@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agui_fsm.explore.harness import Harness, HarnessError
 from agui_fsm.explore.letters import Letter
@@ -50,10 +49,10 @@ VALUE_TYPES = (
 )
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """One letter stepped from a state: the letter's index in the alphabet, the fingerprint
-    digest of the state it led to, and the problems the invariants saw on the step."""
+    digest of the state it led to, and the problems the invariants saw on the step (a tuple:
+    what crosses from a worker to the search's process is small and quick to unpickle)."""
 
     letter: int
     digest: bytes
