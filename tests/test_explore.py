@@ -285,7 +285,8 @@ def _levels(expander, depth: int, with_digests: bool) -> tuple[list[list], int]:
     seen, paths, digests, levels, back = {root}, [()], [root], [], 0
     for _ in range(depth):
         edges = list(expander.expand(paths, None, digests if with_digests else None))
-        levels.append(edges)
+        # Letter, digest and problems: the stream key only says where a worker runs it.
+        levels.append([[edge[:3] for edge in out] for out in edges])
         following, reached = [], []
         for path, here, out in zip(paths, digests, edges, strict=True):
             for edge in out:

@@ -57,6 +57,7 @@ class Edge(NamedTuple):
     letter: int
     digest: bytes
     problems: tuple[Problem, ...] = ()
+    stream: int = -1  # a key of the open stream's events (-1: none), see Expander
 
 
 class Expander:
@@ -164,12 +165,24 @@ class Expander:
                 break
             problems = tuple(check_step(before, after, step, self.invariants))
             reached = digest(harness.fingerprint())
-            edges.append(Edge(index, reached, problems))
+            edges.append(Edge(index, reached, problems, self._stream_key()))
             if problems:
                 break
             if reached == here and self.letters[index].kind == "action":
                 self.position = path
         return edges
+
+    def _stream_key(self) -> int:
+        """A key of the events of the harness's open stream (-1 when none is open): the
+        same in every worker forked from one process, whose letters are the same objects.
+        States with one key share what the validators' tables hold for their stream, so
+        the search gives them to one worker."""
+        harness = self.harness
+        assert harness is not None
+        stream = harness.stream
+        if stream is None or not harness.is_open(stream):
+            return -1
+        return hash(tuple(map(id, stream.events))) & 0x7FFFFFFF
 
 
 def _shared(path: tuple[int, ...], other: tuple[int, ...]) -> int:

@@ -142,7 +142,7 @@ def explore(
         owners = [0]
         with _expansions(local, result.jobs, letters, invariants, options) as expand:
             for level in range(1, depth + 1):
-                merged = _Level(paths, digests, owners, seen)
+                merged = _Level(paths, digests, owners, seen, result.jobs)
                 coverage = Coverage(level, 0, len(paths), len(seen), result.transitions, 0.0)
                 for position, edges, worker in expand(merged, deadline):
                     if not merged.take(position, edges, worker):
@@ -197,31 +197,31 @@ class _Level:
         digests: list[bytes],
         owners: list[int],
         seen: set[bytes],
+        jobs: int = 1,
     ) -> None:
         self.paths, self.digests, self.owners = paths, digests, owners
-        self.seen = seen
+        self.seen, self.jobs = seen, jobs
         self.below = len(paths)
         self.expanded = 0
         self.transitions = 0
         self.counts = [0] * len(paths)  # edges stepped per position
-        self.reached: dict[bytes, tuple[int, int, int]] = {}  # digest: position, letter, worker
+        self.reached: dict[bytes, tuple[int, int, int]] = {}  # digest: position, letter, owner
         self.problem: tuple[int, int] | None = None
 
     def take(self, position: int, edges: list[Edge], worker: int) -> bool:
         """Merge a state's edges; False when a problem found earlier makes them moot."""
         if position > self.below or (position == self.below and self.problem is not None):
             return False
-        seen, reached = self.seen, self.reached
-        for letter, digest, problems in edges:
+        seen, reached, jobs = self.seen, self.reached, self.jobs
+        for letter, digest, problems, stream in edges:
             if problems:
                 self.problem, self.below = (position, letter), position
                 break
             known = reached.get(digest)
-            if known is None:
-                if digest not in seen:
-                    reached[digest] = (position, letter, worker)
-            elif (position, letter) < known[:2]:
-                reached[digest] = (position, letter, worker)
+            if known is None or (position, letter) < known[:2]:
+                if known is None and digest in seen:
+                    continue
+                reached[digest] = (position, letter, worker if stream < 0 else stream % jobs)
         self.counts[position] = len(edges)
         self.expanded += 1
         self.transitions += len(edges)
@@ -237,7 +237,7 @@ class _Level:
         return [digest for digest, (*key, _) in self.reached.items() if tuple(key) < problem]
 
     def following(self) -> tuple[list[tuple[int, ...]], list[bytes], list[int]]:
-        """The next level: its paths, digests and the worker that reached each."""
+        """The next level: its paths, digests and the worker each one goes to."""
         order = sorted(self.reached.items(), key=_second)
         paths = self.paths
         return (
@@ -285,12 +285,12 @@ class _Workers:
     """``jobs`` processes, each with an :class:`Expander` of its own, fed chunks of a level
     over a pipe of its own.
 
-    A worker expands the states it reached itself at the level before (``owners``), in
-    order: they continue paths its harness walked, and the stream prefixes their letters
-    extend are the ones its validators' tables hold (:mod:`agui_fsm.explore.verdicts`), so
-    neither is worked out a second time in the other process. A worker whose own states are
-    done takes chunks from the end of the longest queue left, and the states it expands
-    become its own at the next level; that keeps the shares even."""
+    The states of a level are shared out by their open stream (``Edge.stream``): every state
+    whose stream holds the same events goes to one worker, where the validators' tables
+    already hold that stream's answers (:mod:`agui_fsm.explore.verdicts`), and a state with
+    no open stream to the worker that reached it, whose harness walked its path. A worker
+    expands its own states in order, and one whose own are done takes chunks from the end of
+    the longest queue left: that keeps the shares even."""
 
     def __init__(
         self,
