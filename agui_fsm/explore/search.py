@@ -149,6 +149,8 @@ def explore(
                 _collect_between_levels()
                 merged = _Level(paths, digests, owners, seen, result.jobs)
                 coverage = Coverage(level, 0, len(paths), len(seen), result.transitions, 0.0)
+                coverage.seconds = time.monotonic() - started
+                result.last = coverage  # a deadline may pass before the level's first state
                 for position, edges, worker in expand(merged, deadline):
                     if not merged.take(position, edges, worker):
                         continue
