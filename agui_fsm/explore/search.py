@@ -239,7 +239,9 @@ class _Level:
         if position > self.below or (position == self.below and self.problem is not None):
             return False
         seen, reached, jobs = self.seen, self.reached, self.jobs
+        taken = 0
         for letter, digest, problems, stream in edges:
+            taken += 1
             if problems:
                 self.problem, self.below = (position, letter), position
                 break
@@ -248,9 +250,9 @@ class _Level:
                 if known is None and digest in seen:
                     continue
                 reached[digest] = (position, letter, worker if stream < 0 else stream % jobs)
-        self.counts[position] = len(edges)
+        self.counts[position] = taken
         self.expanded += 1
-        self.transitions += len(edges)
+        self.transitions += taken
         return True
 
     def transitions_before_problem(self) -> int:
