@@ -403,3 +403,26 @@ def test_a_level_merged_out_of_order_is_the_level_merged_in_order() -> None:
     late.take(1, [Edge(0, a, (Problem("x", "y"),))], 0)
     assert not late.take(2, edges[1], 0)  # after the problem: moot
     assert late.take(0, edges[0], 0) and late.problem == (1, 0)
+
+
+def test_prefix_validators_go_on_after_their_limit() -> None:
+    """Past ``limit`` the answers are dropped, not the way to each prefix: a validator that
+    stands at a prefix made before goes on, with the answers of a fresh one."""
+    from agui_fsm.conformance import Validator
+    from agui_fsm.explore.verdicts import PrefixValidators
+
+    table = PrefixValidators(lambda: Validator(state=False), limit=2)
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+    ]
+    before, fresh = table.validator(), Validator(state=False)
+    for event in events[:2]:
+        assert before.feed(event) == fresh.feed(dict(event))
+    later = table.validator()
+    later.prefix = before.prefix
+    assert len(table.answers) >= table.limit
+    expected = [v.rule for v in fresh.feed(dict(events[2]))]
+    assert expected and [v.rule for v in later.feed(events[2])] == expected
+    assert len(table.answers) == 1  # the answers before the limit were dropped

@@ -7,8 +7,8 @@ mutable object reachable from the harness (dicts, lists, sets, deques, the attri
 instances) and :meth:`Snapshot.restore` writes them back into the same objects, by loops
 that run in C. Objects keep their identity, so whatever holds them sees the saved state
 again; an object created after the snapshot is no longer reachable once the contents are
-back. The search's figures (docs/explorer.md) compare this with copying the state outright
-(``copy.deepcopy``, ``pickle``), which builds every object anew.
+back. Copying the state outright (``copy.deepcopy``, ``pickle``) builds every object anew
+and costs several times more.
 
 Traversal rules (each kind of object is either saved, only looked through, or left alone):
 
