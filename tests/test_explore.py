@@ -308,7 +308,8 @@ def _levels(expander, depth: int, with_digests: bool) -> tuple[list[list], int]:
     seen, paths, digests, levels, back = {root}, [()], [root], [], 0
     for _ in range(depth):
         edges = list(expander.expand(paths, None, digests if with_digests else None))
-        levels.append(edges)
+        # Letter, digest and problems: the stream key only says where a worker runs it.
+        levels.append([[edge[:3] for edge in out] for out in edges])
         following, reached = [], []
         for path, here, out in zip(paths, digests, edges, strict=True):
             for edge in out:
@@ -393,3 +394,58 @@ def test_a_restored_harness_has_the_future_of_one_that_replayed_its_path() -> No
     for letter in letters("stream_end", "MESSAGES_SNAPSHOT"):
         assert harness.step(letter)[2] == replayed.step(letter)[2]
         assert harness.fingerprint() == replayed.fingerprint()
+
+
+def test_a_level_merged_out_of_order_is_the_level_merged_in_order() -> None:
+    """What the workers of --jobs send back comes in any order: the next level (its paths,
+    in order, and the worker each state goes to) and the first problem are those of the
+    in-order merge."""
+    from agui_fsm.explore.expand import Edge
+    from agui_fsm.explore.search import _Level
+    from agui_fsm.invariants import Problem
+
+    a, b, c, d, old = (bytes([n]) * 16 for n in range(5))
+    paths = [(0,), (1,), (2,)]
+    edges = {
+        0: [Edge(0, b), Edge(3, old), Edge(4, c, (), 7)],
+        1: [Edge(1, a), Edge(2, b)],
+        2: [Edge(0, d, (Problem("x", "y"),)), Edge(1, a)],
+    }
+    in_order, shuffled = (_Level(paths, [b"r"] * 3, [0, 1, 0], {old}, 2) for _ in range(2))
+    for position in (0, 1, 2):
+        in_order.take(position, edges[position], position % 2)
+    for position in (2, 1, 0):
+        shuffled.take(position, edges[position], position % 2)
+    assert shuffled.following() == in_order.following()
+    assert in_order.following() == ([(0, 0), (0, 4), (1, 1)], [b, c, a], [0, 1, 1])
+    assert shuffled.problem == in_order.problem == (2, 0)
+    # Up to the problem's step: three, two and one.
+    assert shuffled.transitions_before_problem() == 6 == in_order.transitions_before_problem()
+    assert set(shuffled.reached_before_problem()) == {a, b, c}
+    late = _Level(paths, [b"r"] * 3, [0, 0, 0], set())
+    late.take(1, [Edge(0, a, (Problem("x", "y"),))], 0)
+    assert not late.take(2, edges[1], 0)  # after the problem: moot
+    assert late.take(0, edges[0], 0) and late.problem == (1, 0)
+
+
+def test_prefix_validators_go_on_after_their_limit() -> None:
+    """Past ``limit`` the answers are dropped, not the way to each prefix: a validator that
+    stands at a prefix made before goes on, with the answers of a fresh one."""
+    from agui_fsm.conformance import Validator
+    from agui_fsm.explore.verdicts import PrefixValidators
+
+    table = PrefixValidators(lambda: Validator(state=False), limit=2)
+    events = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+    ]
+    before, fresh = table.validator(), Validator(state=False)
+    for event in events[:2]:
+        assert before.feed(event) == fresh.feed(dict(event))
+    later = table.validator()
+    later.prefix = before.prefix
+    assert len(table.answers) >= table.limit
+    expected = [v.rule for v in fresh.feed(dict(events[2]))]
+    assert expected and [v.rule for v in later.feed(events[2])] == expected
+    assert len(table.answers) == 1  # the answers before the limit were dropped

@@ -83,3 +83,32 @@ def test_static_objects_and_value_types_are_left_alone() -> None:
     snapshot.restore()
     assert root == {"shared": shared, "value": frozen}
     assert shared == {"table": [1, 2]} and frozen.parts == [1, 2]
+
+
+class OneSlot:
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
+class TwoSlots:
+    __slots__ = ("left", "right")
+
+    def __init__(self) -> None:
+        self.left = OneSlot([1])
+        self.right = "atom"
+
+
+def test_objects_of_slots_only_are_saved_slot_by_slot() -> None:
+    root = TwoSlots()
+    left, inner = root.left, root.left.value
+    snapshot = Snapshot([root])
+    root.left.value.append(2)
+    root.left.value = None
+    root.left = OneSlot("other")
+    root.right = [0]
+    snapshot.restore()
+    assert root.left is left and left.value is inner and inner == [1]
+    assert root.right == "atom"
+    assert snapshot.size == 4  # the root list, the two objects and the value list

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agui_fsm.conformance import deltas, structs
@@ -491,8 +492,7 @@ def _model_lanes(runs: Runs, handlers: dict[str, Any]) -> dict[type, deltas.Lane
 def _model_lane(
     kind: str, cls: type, handler: Callable[..., bool], quiet: Callable[[], bool]
 ) -> deltas.Lane:
-    # What the depth check reads as a leaf (the type field's enum is a str).
-    leaves = SCALARS | {type(cls.model_fields["type"].default)}  # type: ignore[attr-defined]
+    leaves = _leaves(cls)
 
     def from_model(e: Any) -> bool:
         fields = e.__dict__
@@ -505,6 +505,14 @@ def _model_lane(
         )
 
     return from_model
+
+
+@cache
+def _leaves(cls: type) -> frozenset[type]:
+    """What the depth check reads as a leaf in a model of ``cls`` (the type field's enum is a
+    str); once per class: pydantic's ``model_fields`` is slow to read, and every validator
+    that meets a model builds its lanes."""
+    return SCALARS | {type(cls.model_fields["type"].default)}  # type: ignore[attr-defined]
 
 
 # The validator's guard readings are registered by the lifecycle modules imported above.

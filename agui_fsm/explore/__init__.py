@@ -9,19 +9,20 @@ Shared by ``agui-fsm check`` and the Hypothesis stateful test:
   :data:`agui_fsm.spec.TABLES`, the letters that exercise it (an event builder over a
   small id alphabet for an AG-UI event type, a runtime operation for a client action),
   and raises for a trigger without one.
-* :class:`Harness` (:mod:`~agui_fsm.explore.harness`): a
-  :class:`~agui_fsm.runtime.ThreadRuntime` against a scripted agent
-  (:mod:`~agui_fsm.explore.agent`) whose stream yields exactly what the harness pushes,
-  one event at a time; after each letter the event loop runs until the runtime is
-  quiescent and the harness returns ``(before, step, after)`` observations
-  (:mod:`~agui_fsm.explore.observe`) for :mod:`agui_fsm.invariants`.
+* :class:`Harness` (:mod:`~agui_fsm.explore.harness`): a thread core driven by its
+  synchronous driver (:class:`~agui_fsm.runtime.SyncThreadRuntime`) against a scripted agent
+  (:mod:`~agui_fsm.explore.agent`) whose stream yields exactly what the harness pushes, one
+  event at a time; after each letter the driver works until nothing is left to do and the
+  harness returns ``(before, step, after)`` observations (:mod:`~agui_fsm.explore.observe`)
+  for :mod:`agui_fsm.invariants`.
 * :func:`explore` (:mod:`~agui_fsm.explore.search`): breadth-first search over distinct
   states up to ``depth``, merged by a canonical fingerprint of everything the future can
   depend on (:func:`~agui_fsm.explore.observe.fingerprint`), each expanded once by an
   :class:`~agui_fsm.explore.expand.Expander`, in this process or in ``jobs`` workers. The
   expander walks one harness from state to state, saving it in place
-  (:mod:`~agui_fsm.explore.checkpoint`, :mod:`~agui_fsm.explore.tasks`) and restoring it
-  after each letter instead of replaying the prefix. The first violation found is a
+  (:mod:`~agui_fsm.explore.snapshot`) and restoring it after each letter instead of
+  replaying the prefix; the validators' answers are kept by stream
+  (:mod:`~agui_fsm.explore.verdicts`). The first violation found is a
   shortest counterexample; :func:`counterexample_scenario`
   (:mod:`~agui_fsm.explore.scenario`) writes it in the scenario format
   (``specs/conformance/FORMAT.md``).

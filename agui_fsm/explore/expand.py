@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agui_fsm.explore.harness import Harness, HarnessError
 from agui_fsm.explore.letters import Letter
@@ -50,14 +49,15 @@ VALUE_TYPES = (
 )
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """One letter stepped from a state: the letter's index in the alphabet, the fingerprint
-    digest of the state it led to, and the problems the invariants saw on the step."""
+    digest of the state it led to, and the problems the invariants saw on the step (a tuple:
+    what crosses from a worker to the search's process is small and quick to unpickle)."""
 
     letter: int
     digest: bytes
     problems: tuple[Problem, ...] = ()
+    stream: int = -1  # a key of the open stream's events (-1: none), see Expander
 
 
 class Expander:
@@ -165,12 +165,24 @@ class Expander:
                 break
             problems = tuple(check_step(before, after, step, self.invariants))
             reached = digest(harness.fingerprint())
-            edges.append(Edge(index, reached, problems))
+            edges.append(Edge(index, reached, problems, self._stream_key()))
             if problems:
                 break
             if reached == here and self.letters[index].kind == "action":
                 self.position = path
         return edges
+
+    def _stream_key(self) -> int:
+        """A key of the events of the harness's open stream (-1 when none is open): the
+        same in every worker forked from one process, whose letters are the same objects.
+        States with one key share what the validators' tables hold for their stream, so
+        the search gives them to one worker."""
+        harness = self.harness
+        assert harness is not None
+        stream = harness.stream
+        if stream is None or not harness.is_open(stream):
+            return -1
+        return hash(tuple(map(id, stream.events))) & 0x7FFFFFFF
 
 
 def _shared(path: tuple[int, ...], other: tuple[int, ...]) -> int:

@@ -6,18 +6,22 @@ the states of the current level their parent and the letter that led there. Leve
 it hands the states to expand, as paths from the empty thread, to an
 :class:`~agui_fsm.explore.expand.Expander` (in this process, or split over ``jobs`` worker
 processes); each returns, per state and in letter order, the digest the letter led to and
-the problems the invariants saw. Merged in the order a single process would produce them, a
-digest not seen before is a new state of the next level. The first problem met is therefore
-at the end of a shortest sequence, whatever ``jobs`` is, and the sequence (its path) is
-replayed once more to write the counterexample as a scenario.
+the problems the invariants saw. The edges are merged as they come (:class:`_Level`), each
+state first reached at the level kept with the least ``(position, letter)`` that led to it:
+the next level and the first problem are the ones an in-order merge by a single process
+gives, whatever ``jobs`` is. The first problem met is therefore at the end of a shortest
+sequence, and the sequence (its path) is replayed once more to write the counterexample as
+a scenario.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
+import collections
 import contextlib
+import gc
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -136,37 +140,47 @@ def explore(
         seen.add(root)
         paths: list[tuple[int, ...]] = [()]
         digests = [root]
-        with _expansions(local, result.jobs, letters, invariants, options) as expand:
+        owners = [0]
+        with (
+            _young_collections(),
+            _expansions(local, result.jobs, letters, invariants, options) as expand,
+        ):
             for level in range(1, depth + 1):
-                following: list[tuple[int, ...]] = []
-                reached: list[bytes] = []
+                _collect_between_levels()
+                merged = _Level(paths, digests, owners, seen, result.jobs)
                 coverage = Coverage(level, 0, len(paths), len(seen), result.transitions, 0.0)
-                for position, edges in expand(paths, digests, deadline):
-                    for edge in edges:
-                        result.transitions += 1
-                        if edge.problems:
-                            result.counterexample = _counterexample(
-                                letters, (*paths[position], edge.letter), invariants, options
-                            )
-                            return result
-                        if edge.digest not in seen:
-                            seen.add(edge.digest)
-                            following.append((*paths[position], edge.letter))
-                            reached.append(edge.digest)
-                    coverage.expanded = position + 1
-                    coverage.states, coverage.transitions = len(seen), result.transitions
+                coverage.seconds = time.monotonic() - started
+                result.last = coverage  # a deadline may pass before the level's first state
+                for position, edges, worker in expand(merged, deadline):
+                    if not merged.take(position, edges, worker):
+                        continue
+                    coverage.expanded = merged.expanded
+                    coverage.states = len(seen) + len(merged.reached)
+                    coverage.transitions = result.transitions + merged.transitions
                     coverage.seconds = time.monotonic() - started
                     result.last = coverage
                     if progress is not None:
                         progress(coverage)
-                    if max_states is not None and len(seen) >= max_states:
+                    if max_states is not None and coverage.states >= max_states:
                         result.stopped = "state limit"
+                        result.transitions = coverage.transitions
+                        seen.update(merged.reached)
                         return result
-                if coverage.expanded < coverage.frontier:
+                if merged.problem is not None:
+                    position, letter = merged.problem
+                    result.transitions += merged.transitions_before_problem()
+                    seen.update(merged.reached_before_problem())
+                    result.counterexample = _counterexample(
+                        letters, (*paths[position], letter), invariants, options
+                    )
+                    return result
+                result.transitions += merged.transitions
+                seen.update(merged.reached)
+                if merged.expanded < len(paths):
                     result.stopped = "time limit"
                     return result
                 result.per_depth.append((level, result.transitions, len(seen)))
-                paths, digests = following, reached
+                paths, digests, owners = merged.following()
                 if not paths:
                     break
         return result
@@ -176,9 +190,96 @@ def explore(
         local.close()
 
 
-Expand = Callable[
-    [list[tuple[int, ...]], list[bytes], float | None], Iterator[tuple[int, list[Edge]]]
-]
+def _collect_between_levels() -> None:
+    """Collect the garbage of the level before: within a level the cyclic collector only
+    looks at young objects (:func:`_young_collections`)."""
+    gc.collect()
+
+
+@contextlib.contextmanager
+def _young_collections() -> Iterator[None]:
+    """No full passes of the cyclic collector (they walk the whole heap, mostly the states
+    seen and the validators' tables, which grow with the search: an eighth of the time at
+    depth 5); :func:`_collect_between_levels` does one per level."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0], thresholds[1], 1 << 30)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+class _Level:
+    """The edges of one level's states, merged in whatever order they come: the result is
+    the one an in-order merge gives. A state reached first at this level is kept with the
+    least ``(position, letter)`` that reached it (the path an in-order merge would keep),
+    and the next level lists the states in that order; the first problem in that order is
+    the one reported, once every state before it was expanded (``below``: the positions
+    still worth expanding)."""
+
+    def __init__(
+        self,
+        paths: list[tuple[int, ...]],
+        digests: list[bytes],
+        owners: list[int],
+        seen: set[bytes],
+        jobs: int = 1,
+    ) -> None:
+        self.paths, self.digests, self.owners = paths, digests, owners
+        self.seen, self.jobs = seen, jobs
+        self.below = len(paths)
+        self.expanded = 0
+        self.transitions = 0
+        self.counts = [0] * len(paths)  # edges stepped per position
+        self.reached: dict[bytes, tuple[int, int, int]] = {}  # digest: position, letter, owner
+        self.problem: tuple[int, int] | None = None
+
+    def take(self, position: int, edges: list[Edge], worker: int) -> bool:
+        """Merge a state's edges; False when a problem found earlier makes them moot."""
+        if position > self.below or (position == self.below and self.problem is not None):
+            return False
+        seen, reached, jobs = self.seen, self.reached, self.jobs
+        taken = 0
+        for letter, digest, problems, stream in edges:
+            taken += 1
+            if problems:
+                self.problem, self.below = (position, letter), position
+                break
+            known = reached.get(digest)
+            if known is None or (position, letter) < known[:2]:
+                if known is None and digest in seen:
+                    continue
+                reached[digest] = (position, letter, worker if stream < 0 else stream % jobs)
+        self.counts[position] = taken
+        self.expanded += 1
+        self.transitions += taken
+        return True
+
+    def transitions_before_problem(self) -> int:
+        """The transitions an in-order merge counts up to the problem (its step included)."""
+        assert self.problem is not None
+        return sum(self.counts[: self.problem[0] + 1])
+
+    def reached_before_problem(self) -> list[bytes]:
+        problem = self.problem
+        return [digest for digest, (*key, _) in self.reached.items() if tuple(key) < problem]
+
+    def following(self) -> tuple[list[tuple[int, ...]], list[bytes], list[int]]:
+        """The next level: its paths, digests and the worker each one goes to."""
+        order = sorted(self.reached.items(), key=_second)
+        paths = self.paths
+        return (
+            [(*paths[position], letter) for _, (position, letter, _) in order],
+            [digest for digest, _ in order],
+            [worker for _, (_, _, worker) in order],
+        )
+
+
+def _second(item: tuple[Any, Any]) -> Any:
+    return item[1]
+
+
+Expand = Callable[[_Level, float | None], Iterator[tuple[int, list[Edge], int]]]
 
 
 @contextlib.contextmanager
@@ -189,74 +290,160 @@ def _expansions(
     invariants: tuple[Invariant, ...],
     options: dict[str, Any],
 ) -> Iterator[Expand]:
-    """A function expanding a level's states in order: ``(position, edges)`` per state."""
+    """A function expanding a level's states: ``(position, edges, worker)`` per state, in
+    order in this process, as the workers finish them otherwise."""
     if jobs == 1:
 
         def in_process(
-            paths: list[tuple[int, ...]], digests: list[bytes], deadline: float | None
-        ) -> Iterator[tuple[int, list[Edge]]]:
-            yield from enumerate(local.expand(paths, deadline, digests))
+            level: _Level, deadline: float | None
+        ) -> Iterator[tuple[int, list[Edge], int]]:
+            for position, edges in enumerate(local.expand(level.paths, deadline, level.digests)):
+                yield position, edges, 0
 
         yield in_process
         return
-    pool = concurrent.futures.ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=multiprocessing.get_context(_START_METHOD),
-        initializer=_start_worker,
-        initargs=(letters, invariants, options, _log_level()),
-    )
-
-    def in_workers(
-        paths: list[tuple[int, ...]], digests: list[bytes], deadline: float | None
-    ) -> Iterator[tuple[int, list[Edge]]]:
-        # Many more chunks than workers, so that a worker that finished early takes the
-        # next; merged in order, so the result is the one a single process gives.
-        size = max(1, min(500, len(paths) // (jobs * 16) or 1))
-        starts = range(0, len(paths), size)
-        futures = [
-            pool.submit(_expand_chunk, paths[i : i + size], digests[i : i + size], deadline)
-            for i in starts
-        ]
-        try:
-            for start, future in zip(starts, futures, strict=True):
-                chunk = future.result()
-                for offset, edges in enumerate(chunk):
-                    yield start + offset, edges
-                if len(chunk) < len(paths[start : start + size]):
-                    return  # a problem ended the chunk, or the deadline did
-        finally:
-            for future in futures:
-                future.cancel()
-
+    workers = _Workers(jobs, letters, invariants, options)
     try:
-        yield in_workers
+        yield workers.expand
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        workers.close()
+
+
+class _Workers:
+    """``jobs`` processes, each with an :class:`Expander` of its own, fed chunks of a level
+    over a pipe of its own.
+
+    The states of a level are shared out by their open stream (``Edge.stream``): every state
+    whose stream holds the same events goes to one worker, where the validators' tables
+    already hold that stream's answers (:mod:`agui_fsm.explore.verdicts`), and a state with
+    no open stream to the worker that reached it, whose harness walked its path. A worker
+    expands its own states in order, and one whose own are done takes chunks from the end of
+    the longest queue left: that keeps the shares even."""
+
+    def __init__(
+        self,
+        jobs: int,
+        letters: list[Letter],
+        invariants: tuple[Invariant, ...],
+        options: dict[str, Any],
+    ) -> None:
+        context = multiprocessing.get_context(_START_METHOD)
+        self.pipes: list[Any] = []
+        self.processes: list[Any] = []
+        for _ in range(jobs):
+            here, there = context.Pipe()
+            process = context.Process(
+                target=_serve,
+                args=(there, letters, invariants, options, _log_level()),
+                daemon=True,
+            )
+            process.start()
+            there.close()
+            self.pipes.append(here)
+            self.processes.append(process)
+
+    def expand(
+        self, merged: _Level, deadline: float | None
+    ) -> Iterator[tuple[int, list[Edge], int]]:
+        paths, digests, owners = merged.paths, merged.digests, merged.owners
+        jobs = len(self.pipes)
+        size = max(1, min(400, len(paths) // (jobs * 16)))
+        mine: list[list[int]] = [[] for _ in range(jobs)]
+        for position, owner in enumerate(owners):
+            mine[owner % jobs].append(position)
+        queues = [
+            collections.deque(positions[i : i + size] for i in range(0, len(positions), size))
+            for positions in mine
+        ]
+        busy: dict[int, list[int]] = {}
+        stopped = False
+
+        def dispatch(worker: int) -> None:
+            own = queues[worker]
+            while True:
+                queue = own if own else max(queues, key=len)
+                if not queue:
+                    return
+                chunk = queue.popleft() if queue is own else queue.pop()
+                chunk = [p for p in chunk if p < merged.below]
+                if chunk:
+                    task = ([paths[p] for p in chunk], [digests[p] for p in chunk], deadline)
+                    self.pipes[worker].send(task)
+                    busy[worker] = chunk
+                    return
+
+        try:
+            for worker in range(jobs):
+                dispatch(worker)
+            while busy:
+                ready = multiprocessing.connection.wait([self.pipes[w] for w in busy])
+                for pipe in ready:
+                    worker = self.pipes.index(pipe)
+                    chunk = busy.pop(worker)
+                    answer = pipe.recv()
+                    if isinstance(answer, BaseException):
+                        raise answer
+                    ended_by_problem = bool(answer) and any(edge.problems for edge in answer[-1])
+                    if len(answer) < len(chunk) and not ended_by_problem:
+                        stopped = True  # the deadline passed in the worker
+                    for position, edges in zip(chunk, answer, strict=False):
+                        yield position, edges, worker
+                    if not stopped and (deadline is None or time.monotonic() < deadline):
+                        dispatch(worker)
+        finally:
+            for worker in list(busy):  # what is still under way is not needed: wait for it
+                self.pipes[worker].recv()
+                busy.pop(worker)
+
+    def close(self) -> None:
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):
+                pipe.send(None)
+        for process in self.processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+        for pipe in self.pipes:
+            pipe.close()
 
 
 # fork: the workers start with the parent's modules and options (no pickling of the
 # options, which may hold functions of a test); elsewhere the spawn default.
 _START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-_worker: Expander | None = None
 
 
 def _log_level() -> int:
     return logging.getLogger("agui_fsm.runtime").level
 
 
-def _start_worker(
-    letters: list[Letter], invariants: tuple[Invariant, ...], options: dict[str, Any], level: int
+def _serve(
+    pipe: Any,
+    letters: list[Letter],
+    invariants: tuple[Invariant, ...],
+    options: dict[str, Any],
+    log_level: int,
 ) -> None:
-    global _worker
-    logging.getLogger("agui_fsm.runtime").setLevel(level)
-    _worker = Expander(letters, invariants, options)
-
-
-def _expand_chunk(
-    paths: list[tuple[int, ...]], digests: list[bytes], deadline: float | None
-) -> list[list[Edge]]:
-    assert _worker is not None
-    return list(_worker.expand(paths, deadline, digests))
+    """A worker: expands the chunks it is sent until it is sent None."""
+    logging.getLogger("agui_fsm.runtime").setLevel(log_level)
+    expander = Expander(letters, invariants, options)
+    level = -1
+    try:
+        with _young_collections():
+            while (task := pipe.recv()) is not None:
+                paths, digests, deadline = task
+                if paths and len(paths[0]) != level:  # the first chunk of a level
+                    level = len(paths[0])
+                    _collect_between_levels()
+                try:
+                    answer: Any = list(expander.expand(paths, deadline, digests))
+                except Exception as exc:  # noqa: BLE001 - raised again in the search's process
+                    answer = exc
+                pipe.send(answer)
+    except (EOFError, KeyboardInterrupt):
+        pass
+    finally:
+        expander.close()
 
 
 def _counterexample(

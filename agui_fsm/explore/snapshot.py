@@ -7,8 +7,8 @@ mutable object reachable from the harness (dicts, lists, sets, deques, the attri
 instances) and :meth:`Snapshot.restore` writes them back into the same objects, by loops
 that run in C. Objects keep their identity, so whatever holds them sees the saved state
 again; an object created after the snapshot is no longer reachable once the contents are
-back. The search's figures (docs/explorer.md) compare this with copying the state outright
-(``copy.deepcopy``, ``pickle``), which builds every object anew.
+back. Copying the state outright (``copy.deepcopy``, ``pickle``) builds every object anew
+and costs several times more.
 
 Traversal rules (each kind of object is either saved, only looked through, or left alone):
 
@@ -45,8 +45,9 @@ _second = itemgetter(1)
 
 # How each class is handled, decided once per class.
 _ATOM, _DICT, _LIST, _SET, _DEQUE, _SEQUENCE, _METHOD, _FUNCTION, _CELL = range(9)
-_INSTANCE = 9  # an object with __slots__, or a container's contents too
+_INSTANCE = 9  # an object with __slots__ and a __dict__, or a container's contents too
 _PLAIN = 10  # an object whose state is its __dict__
+_SLOTTED = 11  # an object whose state is its __slots__ (no __dict__, not a container)
 _ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None), range})
 _LEFT_ALONE: tuple[type, ...] = (
     type,
@@ -81,12 +82,15 @@ def _kind(cls: type) -> int:
         if issubclass(cls, _LEFT_ALONE):
             kind = _ATOM
         elif "__dict__" in dir(cls) or _slots(cls):
-            plain = (
-                not _slots(cls)
-                and not issubclass(cls, _CONTAINERS)
-                and not getattr(cls, "__snapshot_static__", ())
+            simple = not issubclass(cls, _CONTAINERS) and not getattr(
+                cls, "__snapshot_static__", ()
             )
-            kind = _PLAIN if plain else _INSTANCE
+            if simple and not _slots(cls):
+                kind = _PLAIN
+            elif simple and "__dict__" not in dir(cls):
+                kind = _SLOTTED
+            else:
+                kind = _INSTANCE
         elif issubclass(cls, deque):
             kind = _DEQUE
         elif issubclass(cls, dict):
@@ -210,7 +214,8 @@ def _walk(
     atoms = _ATOMS
     kinds = _KINDS
     push, pop = stack.append, stack.pop
-    dicts, lists, sets = saved.dicts, saved.lists, saved.sets
+    dicts, lists, sets, slots = saved.dicts, saved.lists, saved.sets, saved.slots
+    getters = _GETTERS
 
     def extend(values: Iterable[Any]) -> None:
         stack.extend([v for v in values if type(v) not in atoms])
@@ -233,6 +238,18 @@ def _walk(
             attributes = obj.__dict__
             dicts.append((attributes, attributes.copy()))
             stack += [v for v in attributes.values() if type(v) not in atoms]
+        elif kind == _SLOTTED:
+            getter = getters.get(cls) or _slot_getter(cls)
+            try:
+                slot_values = getter(obj)
+            except AttributeError:  # a slot that holds nothing
+                _instance(obj, cls, saved, extend)
+                continue
+            names = _SLOTS[cls]
+            if len(names) == 1:
+                slot_values = (slot_values,)
+            slots.extend(zip(repeat(obj), names, slot_values))
+            stack += [v for v in slot_values if type(v) not in atoms]
         elif kind == _DICT:
             if cls is dict:
                 dicts.append((obj, obj.copy()))

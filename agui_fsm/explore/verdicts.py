@@ -74,7 +74,9 @@ class PrefixValidators:
     type of the search: shared by every harness of a process, never part of a state.
 
     ``factory`` builds the real validator; ``limit`` bounds the answers kept (then they are
-    worked out again)."""
+    worked out again, and the live validators dropped). How each prefix was reached is kept
+    through that: the harnesses' validators stand at prefixes made before it, and a
+    validator is brought back to one by those steps."""
 
     def __init__(self, factory: Callable[[], Any], limit: int = 1_000_000) -> None:
         self.factory = factory
@@ -96,7 +98,6 @@ class PrefixValidators:
         if found is _NONE:
             if len(self.answers) >= self.limit:
                 self.answers.clear()
-                self.steps.clear()
                 self.live.clear()
             real = self.live.pop(prefix, None) or self._replayed(prefix)
             found = _perform(real, step)
