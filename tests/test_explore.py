@@ -78,7 +78,8 @@ def test_every_invariant_holds_with_subagents() -> None:
         result.counterexample.problems,
         [x.key for x in result.counterexample.letters],
     )
-    assert result.complete_depth == SUBAGENT_DEPTH and result.states > 1_500
+    assert result.complete_depth == SUBAGENT_DEPTH
+    assert result.states > {5: 1_400, 6: 5_500}[SUBAGENT_DEPTH]
 
 
 def test_a_state_with_a_subagent_has_one_fingerprint_whatever_the_clock() -> None:
