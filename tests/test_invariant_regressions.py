@@ -263,3 +263,29 @@ def test_a_second_client_result_overrides_the_result_shown_when_it_was_given() -
         assert [p.get("result") for p in content if "toolCallId" in p] == [{"ok": True}]
     finally:
         harness.close()
+
+
+# A lenient run applies what comes after its RUN_FINISHED: here a subagent, announced under a
+# call that arrives after it, opened in a message that had completed. Nothing ended it, so the
+# complete message showed a subagent running for good (invariant 12), whether the stream then
+# ended or the user cancelled (the finished run keeps its outcome).
+SUBAGENT_AFTER_FINISH = (
+    "append",
+    "RUN_FINISHED",
+    "SUBAGENT_STARTED(s1 under tc1)",
+    "TOOL_CALL_CHUNK(tc1)",
+)
+
+
+@pytest.mark.parametrize("last", ["stream_end", "cancel"])
+def test_a_subagent_started_after_its_run_finished_settles_with_the_message(last: str) -> None:
+    letters = [LETTERS[key] for key in (*SUBAGENT_AFTER_FINISH, last)]
+    harness, problems, _ = run_letters(letters, **START)
+    try:
+        assert problems == []
+        (message,) = [m for m in harness.runtime.messages if m.role == "assistant"]
+        (part,) = [p for p in message.content if p.get("messages")]
+        assert message.status["type"] == "complete"
+        assert [m["status"]["type"] for m in part["messages"]] == ["complete"]
+    finally:
+        harness.close()

@@ -41,6 +41,8 @@ from agui_fsm.spec import CLIENT_BY_PROFILE
 
 E = EventType
 _NAMES = {kind: kind.value for kind in EventType}  # an enum's .value is a Python-level read
+_SETTLED = frozenset({"complete", "incomplete_error", "incomplete_cancelled"})
+"""The message statuses in which nothing of the run is left open."""
 _TEXT_CONTENT, _TOOL_ARGS = E.TEXT_MESSAGE_CONTENT, E.TOOL_CALL_ARGS  # as is a member's lookup
 
 Emit = Callable[[RunSnapshot], None]
@@ -240,9 +242,13 @@ class RunAggregator:
         self.emit("agent_error")
 
     def settle(self) -> None:
-        """The run is over: every open part takes its ``run_settled`` edge."""
+        """The run is over: every open part takes its ``run_settled`` edge, and so, in a
+        message that has settled, does every subagent still open (one a lenient run's
+        events started after its RUN_FINISHED: nothing else would end it)."""
         self._delta_plan = None
         self.store.settle()
+        if self.status in _SETTLED and self.subagents.close(self.store, "run_settled"):
+            self.emit("run_settled")
 
     @property
     def has_open_subagent(self) -> bool:

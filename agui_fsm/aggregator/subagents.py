@@ -104,11 +104,15 @@ class Subagents(PartMachine):
             self.fire_if_any(store, entry, trigger, event)
         return True
 
-    def close(self, store: PartStore, trigger: str, event: Any = None) -> None:
-        """The run ends (RUN_FINISHED, RUN_ERROR, agent_error, cancel): each subagent that
-        takes the edge does."""
+    def close(self, store: PartStore, trigger: str, event: Any = None) -> bool:
+        """The run ends (RUN_FINISHED, RUN_ERROR, agent_error, cancel, or its stream is over:
+        ``run_settled``): each subagent that takes the edge does; whether one moved."""
+        moved = False
         for entry in store.subagents.values():
-            self.fire_if_any(store, entry, trigger, event)
+            before = entry.life.state
+            step = self.fire_if_any(store, entry, trigger, event)
+            moved = moved or (step is not None and step.dest != before)
+        return moved
 
 
 # -- the subagent table's effects and guards for the client ---------------------------------
