@@ -176,6 +176,10 @@ def check(
         )
     if live is not None:
         live.clear()
+    from agui_fsm.cli import CTRL_C
+
+    if CTRL_C.pending:  # Ctrl-C came while the search ran (raised where it was lost): no verdict
+        raise KeyboardInterrupt
     figures = (
         f"{result.transitions:,} transitions, {result.states:,} distinct states, "
         f"{result.seconds:.1f} s"
