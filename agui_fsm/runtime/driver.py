@@ -22,14 +22,14 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Unpack
 
-from agui_fsm.errors import SettleTimeout, UsageError
+from agui_fsm.errors import SettleTimeout
 from agui_fsm.runtime.facade import reads_core
 from agui_fsm.runtime.performer import AsyncPerformer
 from agui_fsm.thread.core import ThreadCore
 from agui_fsm.thread.messages import Message, default_id
 from agui_fsm.thread.outlet import Diagnostic
 from agui_fsm.thread.run import AgentRunError
-from agui_fsm.thread.settings import RuntimeOptions, checked_settings
+from agui_fsm.thread.settings import RuntimeOptions, checked_settings, checked_tools
 from agui_fsm.thread.thread_messages import UNSET
 from agui_fsm.thread.tool_parts import Tool
 from agui_fsm.thread.wire_meta import persisted_interrupts
@@ -62,12 +62,7 @@ class ThreadRuntime:
         **options: Unpack[RuntimeOptions],
     ) -> None:
         self.settings = settings = checked_settings(agent, id_factory, options)
-        for name, tool in (tools or {}).items():
-            if not callable(tool):
-                raise UsageError(
-                    f"tools[{name!r}] is not callable: tools= takes the functions the client "
-                    "runs; the definitions sent to the agent go in tool_definitions="
-                )
+        checked_tools(tools)
         self.agent = agent
         self.history_adapter = history
         self.tools = dict(tools or {})

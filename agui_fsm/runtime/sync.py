@@ -42,7 +42,7 @@ from agui_fsm.thread.commands import (
 from agui_fsm.thread.core import ThreadCore
 from agui_fsm.thread.messages import Message, default_id
 from agui_fsm.thread.runs import DONE, Operation
-from agui_fsm.thread.settings import RuntimeOptions, checked_settings
+from agui_fsm.thread.settings import RuntimeOptions, checked_settings, checked_tools
 from agui_fsm.thread.thread_messages import UNSET
 from agui_fsm.thread.tool_parts import Tool
 
@@ -83,12 +83,7 @@ class SyncThreadRuntime:
         **options: Unpack[RuntimeOptions],
     ) -> None:
         self.settings = settings = checked_settings(agent, id_factory, options)
-        for name, tool in (tools or {}).items():
-            if not callable(tool):
-                raise UsageError(
-                    f"tools[{name!r}] is not callable: tools= takes the functions the client "
-                    "runs; the definitions sent to the agent go in tool_definitions="
-                )
+        for name, tool in checked_tools(tools).items():
             if inspect.iscoroutinefunction(tool):
                 raise UsageError(
                     f"tools[{name!r}] is a coroutine function: the synchronous runtime calls "

@@ -86,6 +86,18 @@ class RuntimeSettings:
         return CLIENT_BY_PROFILE[self.profile]
 
 
+def checked_tools(tools: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The front-end tools a driver is given (``tools=``), each a function: a caller's
+    :class:`~agui_fsm.errors.UsageError` otherwise."""
+    for name, tool in (tools or {}).items():
+        if not callable(tool):
+            raise UsageError(
+                f"tools[{name!r}] is not callable: tools= takes the functions the client "
+                "runs; the definitions sent to the agent go in tool_definitions="
+            )
+    return tools or {}
+
+
 def checked_settings(
     agent: Any, new_id: Callable[[], str], options: RuntimeOptions
 ) -> RuntimeSettings:
