@@ -19,26 +19,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Unpack
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from agui_fsm.errors import SettleTimeout
-from agui_fsm.runtime.facade import reads_core
+from agui_fsm.runtime.facade import CoreDriver
 from agui_fsm.runtime.performer import AsyncPerformer
-from agui_fsm.thread.core import ThreadCore
-from agui_fsm.thread.messages import Message, default_id
+from agui_fsm.thread.messages import Message
 from agui_fsm.thread.outlet import Diagnostic
 from agui_fsm.thread.run import AgentRunError
-from agui_fsm.thread.settings import RuntimeOptions, checked_settings, checked_tools
 from agui_fsm.thread.thread_messages import UNSET
-from agui_fsm.thread.tool_parts import Tool
 from agui_fsm.thread.wire_meta import persisted_interrupts
 
 log = logging.getLogger("agui_fsm.runtime")
 
 
-@reads_core
-class ThreadRuntime:
+class ThreadRuntime(CoreDriver):
     """The thread and its runs: the client's operations, and what they leave to read.
 
     The keyword options are described on :class:`~agui_fsm.thread.settings.RuntimeOptions`
@@ -46,50 +42,18 @@ class ThreadRuntime:
     :mod:`agui_fsm.thread.history`), ``tools`` (the front-end tools the client runs,
     ``{name: callable}``, sync or coroutine functions taking the parsed arguments), the
     callbacks ``on_error``/``on_cancel``/``on_update`` and ``id_factory``. ``core`` is the
-    :class:`~agui_fsm.thread.core.ThreadCore` it drives.
+    :class:`~agui_fsm.thread.core.ThreadCore` it drives; the core's observations (messages,
+    state, is_running, pending_interrupts, ...), its readings (thread(), export(),
+    work_in_progress(), ...) and the options are read-only attributes of the runtime too.
     """
 
-    def __init__(
-        self,
-        agent: Any,
-        *,
-        history: Any = None,
-        tools: Mapping[str, Tool] | None = None,
-        on_error: Callable[[BaseException], Any] | None = None,
-        on_cancel: Callable[[], Any] | None = None,
-        on_update: Callable[[ThreadRuntime], Any] | None = None,
-        id_factory: Callable[[], str] = default_id,
-        **options: Unpack[RuntimeOptions],
-    ) -> None:
-        self.settings = settings = checked_settings(agent, id_factory, options)
-        checked_tools(tools)
-        self.agent = agent
-        self.history_adapter = history
-        self.tools = dict(tools or {})
-        self.on_cancel = on_cancel
-        self.machines = settings.machines
-        self.new_id = id_factory
-        self.core = ThreadCore(
-            settings,
-            tools=list(self.tools),
-            history=history is not None,
-            history_updates=getattr(history, "update", None) is not None,
-            subject=self,
-            on_update=on_update,
-            on_error=on_error,
+    def _start(self) -> None:
+        self._performer = AsyncPerformer(
+            self.core, self.agent, self.tools, self.history_adapter, self.on_cancel
         )
-        self._performer = AsyncPerformer(self.core, agent, self.tools, history, on_cancel)
         self._performer.perform()
 
-    # The core's observations (messages, state, is_running, pending_interrupts, ...), its
-    # readings (thread(), export(), work_in_progress(), ...) and the options are read-only
-    # attributes of the runtime too (agui_fsm.runtime.facade.reads_core).
-
-    def add_observer(self, observer: Any) -> None:
-        """Watch the thread: ``observer.on_update(runtime)`` after every update (as the
-        reference host feeds its tracker ``setState({messages, isRunning})``), and
-        ``observer.on_action(name)`` when ``append``, ``reload`` or ``cancel`` begins."""
-        self.core.add_observer(observer)
+    def _proceed(self) -> None:
         self._performer.perform()
 
     # -- the user's operations ------------------------------------------------------------
@@ -191,21 +155,6 @@ class ThreadRuntime:
         await self._performer.drive(
             self.core.respond_to_tool_approval(approval_id, approved, reason)
         )
-
-    def set_state(self, state: Any) -> None:
-        """Replace the agent state (a value, or a function of the previous state); it rides
-        the next run's input."""
-        self.core.set_state(state)
-        self._performer.perform()
-
-    def reset_state(self) -> None:
-        self.core.reset_state()
-        self._performer.perform()
-
-    def apply_external_messages(self, messages: Sequence[Message]) -> None:
-        """Replace the visible thread with ``messages`` (kept branches stay, if consistent)."""
-        self.core.apply_external_messages(messages)
-        self._performer.perform()
 
     async def load_history(self) -> None:
         """Load the thread from the history adapter (once)."""

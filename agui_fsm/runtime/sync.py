@@ -22,11 +22,11 @@ from __future__ import annotations
 import inspect
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Unpack
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from agui_fsm.errors import UsageError
-from agui_fsm.runtime.facade import reads_core
+from agui_fsm.runtime.facade import CoreDriver
 from agui_fsm.thread.commands import (
     AbortRun,
     CallTool,
@@ -39,10 +39,9 @@ from agui_fsm.thread.commands import (
     Wake,
     WriteHistory,
 )
-from agui_fsm.thread.core import ThreadCore
-from agui_fsm.thread.messages import Message, default_id
+from agui_fsm.thread.messages import Message
 from agui_fsm.thread.runs import DONE, Operation
-from agui_fsm.thread.settings import RuntimeOptions, checked_settings, checked_tools
+from agui_fsm.thread.settings import checked_tools
 from agui_fsm.thread.thread_messages import UNSET
 from agui_fsm.thread.tool_parts import Tool
 
@@ -64,35 +63,21 @@ class Parked:
         self.items = list(items)
 
 
-@reads_core
-class SyncThreadRuntime:
+class SyncThreadRuntime(CoreDriver):
     """The thread and its runs, synchronously: the options and callbacks are those of
     :class:`~agui_fsm.runtime.ThreadRuntime`; the agent's ``run`` returns an iterable of
     events (or a :class:`Parked` stream), tools and history adapters are plain functions."""
 
-    def __init__(
-        self,
-        agent: Any,
-        *,
-        history: Any = None,
-        tools: Mapping[str, Tool] | None = None,
-        on_error: Callable[[BaseException], Any] | None = None,
-        on_cancel: Callable[[], Any] | None = None,
-        on_update: Callable[[Any], Any] | None = None,
-        id_factory: Callable[[], str] = default_id,
-        **options: Unpack[RuntimeOptions],
-    ) -> None:
-        self.settings = settings = checked_settings(agent, id_factory, options)
+    def _checked_tools(self, tools: Mapping[str, Tool] | None) -> Mapping[str, Tool]:
         for name, tool in checked_tools(tools).items():
             if inspect.iscoroutinefunction(tool):
                 raise UsageError(
                     f"tools[{name!r}] is a coroutine function: the synchronous runtime calls "
                     "plain functions (use ThreadRuntime for async tools)"
                 )
-        self.agent = agent
-        self.history_adapter = history
-        self.tools = dict(tools or {})
-        self.on_cancel = on_cancel
+        return tools or {}
+
+    def _start(self) -> None:
         self.ready: deque[tuple[Any, ...]] = deque()
         """The work the core's commands scheduled, first in, first out."""
         self.parked: dict[str, dict[str, Any]] = {}
@@ -100,15 +85,9 @@ class SyncThreadRuntime:
         self.read_scheduled = False
         self.work_limit: int | None = None
         """At most this much scheduled work per call (None: no limit); Runaway past it."""
-        self.core = ThreadCore(
-            settings,
-            tools=list(self.tools),
-            history=history is not None,
-            history_updates=getattr(history, "update", None) is not None,
-            subject=self,
-            on_update=on_update,
-            on_error=on_error,
-        )
+        self.run_until_idle()
+
+    def _proceed(self) -> None:
         self.run_until_idle()
 
     # -- the user's operations ------------------------------------------------------------
@@ -188,24 +167,8 @@ class SyncThreadRuntime:
     ) -> None:
         self.settle(self.core.respond_to_tool_approval(approval_id, approved, reason))
 
-    def set_state(self, state: Any) -> None:
-        self.core.set_state(state)
-        self.run_until_idle()
-
-    def reset_state(self) -> None:
-        self.core.reset_state()
-        self.run_until_idle()
-
-    def apply_external_messages(self, messages: Sequence[Message]) -> None:
-        self.core.apply_external_messages(messages)
-        self.run_until_idle()
-
     def load_history(self) -> None:
         self.settle(self.core.load_history())
-
-    def add_observer(self, observer: Any) -> None:
-        self.core.add_observer(observer)
-        self.run_until_idle()
 
     # -- streams the caller feeds -----------------------------------------------------------
 
