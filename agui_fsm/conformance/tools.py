@@ -145,6 +145,7 @@ class ToolCalls:
 
     __slots__ = (
         "answered",
+        "by_backend",
         "calls",
         "ctx",
         "declared",
@@ -168,6 +169,9 @@ class ToolCalls:
         self.declared: frozenset[str] | None = None
         self.run = 0
         self.number = 0  # the run, 0-based (the first RUN_STARTED makes ``run`` 1)
+        # What a TOOL_CALL_RESULT of this run records as its call's ``answered``: one tuple a
+        # run, not one a result (a tuple a call would add to what the collector counts).
+        self.by_backend = (BY_BACKEND, 0)
         # The calls this run opened or changed. A call carried from an earlier run that
         # nothing touched is still as the last run boundary left it, so run boundaries
         # visit only these: their cost does not grow with the carried calls.
@@ -185,6 +189,7 @@ class ToolCalls:
         cross-run result."""
         self.run += 1
         self.number = self.run - 1
+        self.by_backend = (BY_BACKEND, self.number)
         calls, answered = self.calls, self.answered
         for tid in self.touched:
             call = calls.get(tid)
@@ -429,7 +434,7 @@ class ToolCalls:
             if ACTIVE_TRACES:
                 call.lc.record("TOOL_CALL_RESULT", step.transition)
             call.lc.state = step.dest
-            call.answered = (BY_BACKEND, self.number)
+            call.answered = self.by_backend
         return True
 
     # --- chunks --------------------------------------------------------------------------

@@ -219,13 +219,15 @@ class ToolTracker:
     def _observe(self, runtime: Any) -> None:
         restore = self._first or bool(getattr(runtime, "is_loading", False))
         self._first = False
-        if runtime.is_running and not self._was_running:
-            self._cancelled_turn.run_started(runtime.messages)
-        self._was_running = runtime.is_running
-        self._discarded = self._cancelled_turn.tool_call_ids(runtime.messages)
+        messages = runtime.messages  # a copy of the thread: read once per walk
+        running = runtime.is_running
+        if running and not self._was_running:
+            self._cancelled_turn.run_started(messages)
+        self._was_running = running
+        self._discarded = self._cancelled_turn.tool_call_ids(messages)
         walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
         changed = False
-        for message in runtime.messages:
+        for message in messages:
             key = id(message)
             before = self._walked.get(key)
             content = self._content_if_changed(message, before)
