@@ -17,7 +17,8 @@ from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
 from agui_fsm.thread.messages import is_optimistic_id
 
-_REPEATED_TEXT = re.compile(rb'("text":)"x+"')
+# Replaced by a literal: a template with a group is expanded by a Python call per match.
+_REPEATED_TEXT = re.compile(rb'"text":"x+"')
 _GENERATED_ID = re.compile(rb"gen-\d+")
 _SORTED_JSON = msgspec.json.Encoder(enc_hook=str, order="sorted")
 
@@ -156,7 +157,7 @@ def fingerprint(
                 _overwritten(stream.events) if active is not None and stream else [],
             ]
         )
-    text = _REPEATED_TEXT.sub(rb'\1"x"', _canonical_json(data))
+    text = _REPEATED_TEXT.sub(b'"text":"x"', _canonical_json(data))
     names: dict[bytes, bytes] = {}
     return _GENERATED_ID.sub(lambda m: names.setdefault(m.group(), b"$%d" % len(names)), text)
 
