@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+import orjson
 
 from agui_fsm.aggregator.tool_tree import iter_tool_call_parts, untimed_content
 from agui_fsm.explore.agent import ScriptedStream
@@ -32,13 +33,13 @@ def observe_runtime(
     """The runtime's thread, machine states and runs (one record per stream), with the
     observer's own model."""
     messages, status_states, tool_states = [], {}, {}
-    for m in rt.messages:
+    thread = rt.messages
+    for m, content in zip(thread, _untimed_contents(thread), strict=True):
         meta = m.metadata
         entry: dict[str, Any] = {
             "id": m.id,
             "role": m.role,
-            # A nested message's createdAt is the wall clock: two paths to one state differ.
-            "content": untimed_content(copy_json(m.content)),
+            "content": content,
             "optimistic": bool(meta.get("isOptimistic")) or is_optimistic_id(m.id),
         }
         if m.role == "assistant":
@@ -75,6 +76,20 @@ def observe_runtime(
             for e in (rt.tool_tracker.executions if rt.tool_tracker else ())
         ),
     )
+
+
+def _untimed_contents(thread: Sequence[Any]) -> list[Any]:
+    """A copy of each message's content without the createdAt of nested messages (the wall
+    clock: two paths to one state differ). All of them in one C round trip when they are all
+    JSON, and not looked through when no createdAt is there."""
+    try:
+        encoded = orjson.dumps([m.content for m in thread])
+    except (TypeError, orjson.JSONEncodeError):
+        return [untimed_content(copy_json(m.content)) for m in thread]
+    contents = orjson.loads(encoded)
+    if b'"createdAt"' in encoded:
+        return [untimed_content(content) for content in contents]
+    return contents
 
 
 def fingerprint(
