@@ -247,13 +247,15 @@ def _walk(
 
     while stack:
         obj = pop()
+        cls = type(obj)
+        if cls in atoms:
+            continue
         key = id(obj)
         if key in seen:
             continue
         seen.add(key)
         if visit is not None:
             visit(obj)
-        cls = type(obj)
         if cls in values:
             continue
         kind = kinds.get(cls)
@@ -262,7 +264,7 @@ def _walk(
         if kind == _PLAIN:
             attributes = obj.__dict__
             dicts.append((attributes, attributes.copy()))
-            stack += [v for v in attributes.values() if type(v) not in atoms]
+            stack += attributes.values()
         elif kind == _SLOTTED:
             getter = getters.get(cls) or _slot_getter(cls)
             try:
@@ -275,21 +277,21 @@ def _walk(
                 slot_values = (slot_values,)
             target = saved.fields if plain_setattr[cls] else saved.slots
             target.extend(zip(repeat(obj), names, slot_values))
-            stack += [v for v in slot_values if type(v) not in atoms]
+            stack += slot_values
         elif kind == _DICT:
             if cls is dict:
                 dicts.append((obj, obj.copy()))
-                stack += [v for v in obj.values() if type(v) not in atoms]
-                stack += [k for k in obj if type(k) not in atoms]
+                stack += obj.values()
+                stack += obj
             else:
                 _instance(obj, cls, saved, extend)
         elif kind == _LIST:
             (saved.plain_lists if cls is list else saved.lists).append((obj, _ALL, obj[:]))
-            stack += [v for v in obj if type(v) not in atoms]
+            stack += obj
         elif kind == _METHOD:
             push(obj.__self__)
         elif kind == _SEQUENCE:
-            stack += [v for v in obj if type(v) not in atoms]
+            stack += obj
         elif kind == _INSTANCE:
             _instance(obj, cls, saved, extend)
         elif kind == _ATOM:
