@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+import orjson
 
 from agui_fsm.aggregator.tool_tree import iter_tool_call_parts, untimed_content
 from agui_fsm.explore.agent import ScriptedStream
@@ -17,7 +18,8 @@ from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
 from agui_fsm.thread.messages import is_optimistic_id
 
-_REPEATED_TEXT = re.compile(rb'("text":)"x+"')
+# Replaced by a literal: a template with a group is expanded by a Python call per match.
+_REPEATED_TEXT = re.compile(rb'"text":"x+"')
 _GENERATED_ID = re.compile(rb"gen-\d+")
 _SORTED_JSON = msgspec.json.Encoder(enc_hook=str, order="sorted")
 
@@ -31,13 +33,13 @@ def observe_runtime(
     """The runtime's thread, machine states and runs (one record per stream), with the
     observer's own model."""
     messages, status_states, tool_states = [], {}, {}
-    for m in rt.messages:
+    thread = rt.messages
+    for m, content in zip(thread, _untimed_contents(thread), strict=True):
         meta = m.metadata
         entry: dict[str, Any] = {
             "id": m.id,
             "role": m.role,
-            # A nested message's createdAt is the wall clock: two paths to one state differ.
-            "content": untimed_content(copy_json(m.content)),
+            "content": content,
             "optimistic": bool(meta.get("isOptimistic")) or is_optimistic_id(m.id),
         }
         if m.role == "assistant":
@@ -74,6 +76,20 @@ def observe_runtime(
             for e in (rt.tool_tracker.executions if rt.tool_tracker else ())
         ),
     )
+
+
+def _untimed_contents(thread: Sequence[Any]) -> list[Any]:
+    """A copy of each message's content without the createdAt of nested messages (the wall
+    clock: two paths to one state differ). All of them in one C round trip when they are all
+    JSON, and not looked through when no createdAt is there."""
+    try:
+        encoded = orjson.dumps([m.content for m in thread])
+    except (TypeError, orjson.JSONEncodeError):
+        return [untimed_content(copy_json(m.content)) for m in thread]
+    contents = orjson.loads(encoded)
+    if b'"createdAt"' in encoded:
+        return [untimed_content(content) for content in contents]
+    return contents
 
 
 def fingerprint(
@@ -156,7 +172,7 @@ def fingerprint(
                 _overwritten(stream.events) if active is not None and stream else [],
             ]
         )
-    text = _REPEATED_TEXT.sub(rb'\1"x"', _canonical_json(data))
+    text = _REPEATED_TEXT.sub(b'"text":"x"', _canonical_json(data))
     names: dict[bytes, bytes] = {}
     return _GENERATED_ID.sub(lambda m: names.setdefault(m.group(), b"$%d" % len(names)), text)
 

@@ -33,8 +33,8 @@ import enum
 import types
 from collections import deque
 from collections.abc import Callable, Iterable
-from itertools import repeat, starmap
-from operator import attrgetter, itemgetter
+from itertools import compress, repeat, starmap
+from operator import attrgetter, itemgetter, ne, setitem
 from typing import Any
 
 _MISSING = object()
@@ -73,6 +73,8 @@ _KINDS.update(
     }
 )
 _SLOTS: dict[type, tuple[str, ...]] = {}
+# Whether a class keeps object's __setattr__ (decided with its kind).
+_PLAIN_SETATTR: dict[type, bool] = {}
 _CONTAINERS = (deque, dict, list, set, tuple, frozenset)
 
 
@@ -104,6 +106,7 @@ def _kind(cls: type) -> int:
         else:
             kind = _ATOM  # no Python-level state (a compiled pattern)
         _KINDS[cls] = kind
+        _PLAIN_SETATTR[cls] = cls.__setattr__ is object.__setattr__
     return kind
 
 
@@ -136,14 +139,31 @@ class StaticObjects:
 class _Contents:
     """What a walk saved, by kind, laid out for restores that loop in C."""
 
-    __slots__ = ("cells", "deques", "dicts", "empty", "keep", "lists", "sets", "slots")
+    __slots__ = (
+        "cells",
+        "deques",
+        "dicts",
+        "empty",
+        "fields",
+        "keep",
+        "lists",
+        "plain_lists",
+        "sets",
+        "slots",
+    )
 
     def __init__(self) -> None:
         self.dicts: list[tuple[dict, dict]] = []  # (a dict or an object's __dict__, items)
         self.lists: list[tuple[list, slice, list]] = []  # (list, [:], items)
+        # Lists of the type list itself: written by operator.setitem, twice as fast as the
+        # method (which a subclass may override).
+        self.plain_lists: list[tuple[list, slice, list]] = []
         self.sets: list[tuple[set, set]] = []
         self.deques: list[tuple[deque, list]] = []
         self.slots: list[tuple[Any, str, Any]] = []  # (object, slot name, value)
+        # The slots of classes that keep object's __setattr__: written by setattr, which
+        # costs a quarter of calling object.__setattr__ (a slot wrapper) for each.
+        self.fields: list[tuple[Any, str, Any]] = []
         self.cells: list[tuple[Any, str, Any]] = []  # (cell, "cell_contents", value)
         # Slots and cells that held nothing: (object, slot name) or (cell, "cell_contents").
         self.empty: list[tuple[Any, str]] = []
@@ -155,13 +175,14 @@ class Snapshot:
     """The contents of every mutable object reachable from ``root`` (``static`` objects
     left alone); :meth:`restore` writes them back in place. ``size``: the objects walked."""
 
-    __slots__ = ("_contents", "dict_items", "size")
+    __slots__ = ("_contents", "dict_items", "dict_sizes", "size")
 
     def __init__(self, root: Any, static: StaticObjects | None = None) -> None:
         self._contents = _Contents()
         ids, values = (static.ids, static.value_types) if static else (frozenset(), frozenset())
         self.size = _walk([root], ids, values, self._contents, None)
-        self.dict_items = sum(map(len, map(_second, self._contents.dicts)))
+        self.dict_sizes = list(map(len, map(_second, self._contents.dicts)))
+        self.dict_items = sum(self.dict_sizes)
 
     def restore(self) -> None:
         """Write the saved contents back into the same objects."""
@@ -177,15 +198,18 @@ class Snapshot:
         dicts = saved.dicts
         _drain(starmap(dict.update, dicts))
         if sum(map(len, map(_first, dicts))) != self.dict_items:
-            for obj, items in [entry for entry in dicts if len(entry[0]) != len(entry[1])]:
+            grown = map(ne, map(len, map(_first, dicts)), self.dict_sizes)
+            for obj, items in compress(dicts, grown):
                 obj.clear()
                 obj.update(items)
+        _drain(starmap(setitem, saved.plain_lists))
         _drain(starmap(list.__setitem__, saved.lists))
         _drain(map(set.clear, map(_first, saved.sets)))
         _drain(starmap(set.update, saved.sets))
         for obj, items in saved.deques:
             obj.clear()
             obj.extend(items)
+        _drain(starmap(setattr, saved.fields))
         _drain(starmap(object.__setattr__, saved.slots))
         _drain(starmap(setattr, saved.cells))
         for obj, name in saved.empty:
@@ -214,7 +238,8 @@ def _walk(
     atoms = _ATOMS
     kinds = _KINDS
     push, pop = stack.append, stack.pop
-    dicts, lists, sets, slots = saved.dicts, saved.lists, saved.sets, saved.slots
+    dicts, sets = saved.dicts, saved.sets
+    plain_setattr = _PLAIN_SETATTR
     getters = _GETTERS
 
     def extend(values: Iterable[Any]) -> None:
@@ -222,13 +247,15 @@ def _walk(
 
     while stack:
         obj = pop()
+        cls = type(obj)
+        if cls in atoms:
+            continue
         key = id(obj)
         if key in seen:
             continue
         seen.add(key)
         if visit is not None:
             visit(obj)
-        cls = type(obj)
         if cls in values:
             continue
         kind = kinds.get(cls)
@@ -237,7 +264,7 @@ def _walk(
         if kind == _PLAIN:
             attributes = obj.__dict__
             dicts.append((attributes, attributes.copy()))
-            stack += [v for v in attributes.values() if type(v) not in atoms]
+            stack += attributes.values()
         elif kind == _SLOTTED:
             getter = getters.get(cls) or _slot_getter(cls)
             try:
@@ -248,22 +275,23 @@ def _walk(
             names = _SLOTS[cls]
             if len(names) == 1:
                 slot_values = (slot_values,)
-            slots.extend(zip(repeat(obj), names, slot_values))
-            stack += [v for v in slot_values if type(v) not in atoms]
+            target = saved.fields if plain_setattr[cls] else saved.slots
+            target.extend(zip(repeat(obj), names, slot_values))
+            stack += slot_values
         elif kind == _DICT:
             if cls is dict:
                 dicts.append((obj, obj.copy()))
-                stack += [v for v in obj.values() if type(v) not in atoms]
-                stack += [k for k in obj if type(k) not in atoms]
+                stack += obj.values()
+                stack += obj
             else:
                 _instance(obj, cls, saved, extend)
         elif kind == _LIST:
-            lists.append((obj, _ALL, obj[:]))
-            stack += [v for v in obj if type(v) not in atoms]
+            (saved.plain_lists if cls is list else saved.lists).append((obj, _ALL, obj[:]))
+            stack += obj
         elif kind == _METHOD:
             push(obj.__self__)
         elif kind == _SEQUENCE:
-            stack += [v for v in obj if type(v) not in atoms]
+            stack += obj
         elif kind == _INSTANCE:
             _instance(obj, cls, saved, extend)
         elif kind == _ATOM:
@@ -328,16 +356,22 @@ def _instance(
             if value is _MISSING:
                 saved.empty.append((obj, name))
             else:
-                saved.slots.append((obj, name, value))
+                _slot_list(cls, saved).append((obj, name, value))
                 extend((value,))
         return
     if len(names) == 1:
         values = (values,)
-    saved.slots.extend(zip(repeat(obj), names, values))
+    _slot_list(cls, saved).extend(zip(repeat(obj), names, values))
     extend(values)
 
 
 _GETTERS: dict[type, Callable[[Any], Any]] = {}
+
+
+def _slot_list(cls: type, saved: _Contents) -> list[tuple[Any, str, Any]]:
+    """Where the slots of ``cls`` are saved: with those ``setattr`` writes, unless the class
+    has a ``__setattr__`` of its own (a frozen dataclass, say)."""
+    return saved.fields if _PLAIN_SETATTR[cls] else saved.slots
 
 
 def _slot_getter(cls: type) -> Callable[[Any], Any]:

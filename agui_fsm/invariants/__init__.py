@@ -105,9 +105,14 @@ def check_step(
     invariants: tuple[Invariant, ...] = ALL_INVARIANTS,
 ) -> list[Problem]:
     """Every problem of every invariant on one step, in list order."""
-    return [
-        Problem(inv.name, text) for inv in invariants for text in inv.check(before, after, step)
-    ]
+    problems: list[Problem] = []
+    for inv in invariants:
+        # A plain loop: most steps find nothing, and it costs a third of a nested
+        # comprehension's per invariant (the explorer checks every step of its search).
+        found = inv.check(before, after, step)
+        if found:
+            problems += [Problem(inv.name, text) for text in found]
+    return problems
 
 
 def assert_step(
