@@ -22,7 +22,18 @@ from agui_fsm.thread.messages import Message, status_name
 from agui_fsm.thread.repository import MessageRepository, RepositoryItem
 from agui_fsm.thread.tool_results import keep_known_results
 
-UNSET: Any = object()
+
+class _Unset:
+    """The value of an argument the caller left out (``parent_id``: the head), told apart
+    from None (the root). Its text is its name, the same in every process."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
 
 
 class ThreadMessages:
