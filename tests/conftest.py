@@ -1,11 +1,17 @@
 """Hypothesis profiles: `ci` (deterministic, bounded) is loaded when CI is set; `long` on request.
 
 HYPOTHESIS_PROFILE=long python -m pytest tests/test_invariants.py
+
+Ctrl-C: a suite started in the background by a shell without job control inherits SIGINT
+ignored, and so would every command a test starts, so the tests that press Ctrl-C would see
+it ignored. The suite takes SIGINT back (Python's own handler), which its commands then
+start with in its default disposition.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 
 from hypothesis import HealthCheck, settings
 
@@ -34,3 +40,6 @@ elif os.environ.get("CI"):
     settings.load_profile("ci")
 else:
     settings.load_profile("dev")
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
