@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_runtime import History, text_run, tool_run  # noqa: E402
+from bench_runtime import History, text_run, tool_run
 
-from agui_fsm.runtime import ThreadRuntime  # noqa: E402
+from agui_fsm.runtime import ThreadRuntime
 
 
 class OneAtATime:

@@ -239,7 +239,6 @@ def _walk(
     kinds = _KINDS
     push, pop = stack.append, stack.pop
     dicts, sets = saved.dicts, saved.sets
-    plain_setattr = _PLAIN_SETATTR
     getters = _GETTERS
 
     def extend(values: Iterable[Any]) -> None:
@@ -275,8 +274,7 @@ def _walk(
             names = _SLOTS[cls]
             if len(names) == 1:
                 slot_values = (slot_values,)
-            target = saved.fields if plain_setattr[cls] else saved.slots
-            target.extend(zip(repeat(obj), names, slot_values))
+            _slot_list(cls, saved).extend(zip(repeat(obj), names, slot_values))
             stack += slot_values
         elif kind == _DICT:
             if cls is dict:

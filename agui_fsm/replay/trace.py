@@ -37,7 +37,7 @@ def is_scenario_head(head: bytes) -> bool:
     if not text.startswith(b"{"):
         return False
     first, newline, _ = text.partition(b"\n")
-    if newline or len(head) < (1 << 16):
+    if newline or len(head) < _HEAD:
         try:
             value = loads(first)
         except JsonProblem:

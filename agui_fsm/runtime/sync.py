@@ -69,13 +69,14 @@ class SyncThreadRuntime(CoreDriver):
     events (or a :class:`Parked` stream), tools and history adapters are plain functions."""
 
     def _checked_tools(self, tools: Mapping[str, Tool] | None) -> Mapping[str, Tool]:
-        for name, tool in checked_tools(tools).items():
+        checked = checked_tools(tools)
+        for name, tool in checked.items():
             if inspect.iscoroutinefunction(tool):
                 raise UsageError(
                     f"tools[{name!r}] is a coroutine function: the synchronous runtime calls "
                     "plain functions (use ThreadRuntime for async tools)"
                 )
-        return tools or {}
+        return checked
 
     def _start(self) -> None:
         self.ready: deque[tuple[Any, ...]] = deque()
