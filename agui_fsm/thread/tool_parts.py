@@ -202,15 +202,29 @@ class CancelledTurn:
             elif (_field(before, "id") if before is not None else None) == self.parent_id:
                 self.parent_open = False
 
-    def tool_call_ids(self, messages: Any) -> frozenset[str]:
+    def tool_call_ids(
+        self, messages: Any, position: Callable[[str], int | None] | None = None
+    ) -> frozenset[str]:
         """The toolCallIds the turn holds in this thread (it takes in an assistant message
-        that follows its parent while it is open)."""
+        that follows its parent while it is open). ``position`` (a message id's place in
+        ``messages``, or None when it is not there) narrows the walk to the places a turn's
+        message can be: its own messages' and the one after its parent."""
         if self.message_ids is None:
             return frozenset()
+        places: Iterable[int]
+        if position is None:
+            places = range(len(messages))
+        else:
+            found = {position(message_id) for message_id in self.message_ids}
+            parent = position(self.parent_id) if self.parent_id is not None else -1
+            if parent is not None:
+                found.add(parent + 1)
+            places = sorted(at for at in found if at is not None and at < len(messages))
         ids: set[str] = set()
-        previous = None
-        for message in messages:
+        for at in places:
+            message = messages[at]
             if _role(message) == "assistant" and not _optimistic(message):
+                previous = messages[at - 1] if at > 0 else None
                 message_id = _field(message, "id")
                 if message_id not in self.message_ids and (
                     self.parent_open
@@ -223,7 +237,6 @@ class CancelledTurn:
                         for _id, part in tool_call_parts([message])
                         if isinstance(part.get("toolCallId"), str)
                     )
-            previous = message
         return frozenset(ids)
 
 
