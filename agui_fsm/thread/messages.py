@@ -15,7 +15,7 @@ result shows the recorded one.
 
 A message its repository follows (:meth:`MessageRepository.follow_content
 <agui_fsm.thread.repository.MessageRepository.follow_content>`) records each change of what
-``content`` reads in the repository's :class:`~agui_fsm.thread.repository.ContentChanges`
+``content`` reads in the repository's :class:`ContentChanges`
 (:meth:`Message.content_changed`), so a reader of a long thread re-reads only those.
 """
 
@@ -25,7 +25,7 @@ import copy
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agui_fsm.aggregator import RunSnapshot
 from agui_fsm.aggregator.outcome import StatusChange
@@ -47,9 +47,6 @@ from agui_fsm.aggregator.tool_tree import (
 from agui_fsm.machines.message_status import STATUS_OBJECTS
 from agui_fsm.machines.table import Lifecycle
 from agui_fsm.spec import CLIENT_BY_PROFILE
-
-if TYPE_CHECKING:
-    from agui_fsm.thread.repository import ContentChanges
 
 STATUS_MACHINE = CLIENT_BY_PROFILE["spec"]["message_status"]
 TOOL_MACHINE = CLIENT_BY_PROFILE["spec"]["tool_call"]
@@ -103,6 +100,33 @@ def assistant_metadata(**extra: Any) -> dict[str, Any]:
     }
     meta.update(extra)
     return meta
+
+
+class ContentChanges:
+    """The messages whose content may read differently since a reader last took them.
+
+    A message its repository follows records itself here (:meth:`Message.content_changed`)
+    when its content list, the run's view it shows or the results it keeps change. It says
+    nothing of the path: a message added, replaced, moved or removed shows as a new path
+    list (:meth:`MessageRepository.messages
+    <agui_fsm.thread.repository.MessageRepository.messages>`). Plain data of the core,
+    saved and restored with it by the explorer.
+    """
+
+    __slots__ = ("messages",)
+
+    def __init__(self) -> None:
+        self.messages: dict[int, Message] = {}
+        """id(message) -> message (the entry keeps the message alive, so no id repeats)."""
+
+    def record(self, message: Message) -> None:
+        self.messages[id(message)] = message
+
+    def take(self) -> list[Message]:
+        """The messages recorded since the last take (in no particular order), forgotten."""
+        taken = list(self.messages.values())
+        self.messages.clear()
+        return taken
 
 
 class Message:

@@ -8,8 +8,8 @@ export (what history persists) skips optimistic messages.
 
 A reader that follows a long thread (the front-end tool tracker) reads only what changed
 since it last looked: the visible path is a new list after every change of the path (the
-list it read before is left as it was), and :class:`ContentChanges` names the messages
-whose content changed in place.
+list it read before is left as it was), and a log names the messages whose content changed
+in place (:class:`~agui_fsm.thread.messages.ContentChanges`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agui_fsm.errors import UsageError
+from agui_fsm.thread.messages import ContentChanges
 
 if TYPE_CHECKING:
     from agui_fsm.thread.messages import Message
@@ -35,33 +36,6 @@ class _Node:
         self.children: list[str] = []
         self.next: _Node | None = None
         self.level = level
-
-
-class ContentChanges:
-    """The messages whose content may read differently since a reader last took them.
-
-    A stored message records itself (:meth:`Message.content_changed
-    <agui_fsm.thread.messages.Message.content_changed>`) when its content list, the run's
-    view it shows or the results it keeps change. It says nothing of the path: a message
-    added, replaced, moved or removed shows as a new path list
-    (:meth:`MessageRepository.messages`). Plain data of the core, saved and restored with
-    it by the explorer.
-    """
-
-    __slots__ = ("messages",)
-
-    def __init__(self) -> None:
-        self.messages: dict[int, Message] = {}
-        """id(message) -> message (the entry keeps the message alive, so no id repeats)."""
-
-    def record(self, message: Message) -> None:
-        self.messages[id(message)] = message
-
-    def take(self) -> list[Message]:
-        """The messages recorded since the last take (in no particular order), forgotten."""
-        taken = list(self.messages.values())
-        self.messages.clear()
-        return taken
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@ becomes of its result; the driver calls the tools.
 
 :class:`ToolTracker` observes the thread the way ``@assistant-ui/core``'s external-store
 runtime feeds ``ToolInvocationTracker``: after every thread update it walks the visible
-tool-call parts, turns each change into a trigger of the ``tool_execution`` machine
+tool-call parts (of the messages changed since its last read: on a core's thread the message
+repository says which, so a read does not grow with the thread), turns each change into a
+trigger of the ``tool_execution`` machine
 (:mod:`agui_fsm.machines.tool_execution`) and does what the edge taken names. A call runs
 once the run has settled and its tracked arguments parse: the tracker emits
 :class:`~agui_fsm.thread.commands.CallTool`, the driver calls the tool and reports what it
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from operator import itemgetter
 from typing import Any
 
 from agui_fsm.aggregator.tool_results import has_final_result
@@ -41,14 +42,13 @@ from agui_fsm.thread.commands import (
 )
 from agui_fsm.thread.repository import MessageRepository
 from agui_fsm.thread.tool_parts import (
-    DELTA_TRIGGERS,
     NOT_JSON,
-    UNCHANGED,
     CancelledTurn,
     Entry,
     Execution,
     Tool,
     ToolArgsDiagnostic,
+    WalkedThread,
     equal_json,
     in_stream_order,
     open_part_stream,
@@ -81,28 +81,6 @@ class Observed:
         self.result = result
         self.runnable = False
         self.submission: tuple[Any, bool] | None = None
-
-
-_AT = itemgetter(3)
-"""A walked message's position on the thread."""
-
-
-def _fork(before: list[Any], after: list[Any]) -> int:
-    """The first position where the two paths hold different messages (the shorter's
-    length when one begins the other)."""
-    for at, (old, new) in enumerate(zip(before, after, strict=False)):
-        if old is not new:
-            return at
-    return min(len(before), len(after))
-
-
-def _count(counts: dict[str, int], tool_call_ids: tuple[str, ...], step: int) -> None:
-    for tool_call_id in tool_call_ids:
-        left = counts.get(tool_call_id, 0) + step
-        if left:
-            counts[tool_call_id] = left
-        else:
-            del counts[tool_call_id]
 
 
 class ToolTracker:
@@ -138,13 +116,7 @@ class ToolTracker:
         self.executions: list[Execution] = []
         self.diagnostics: list[ToolArgsDiagnostic] = []
         self._entries: dict[str, Entry] = {}
-        self._repository = repository
-        self._content_changes = repository.follow_content() if repository is not None else None
-        self._path: list[Any] = []
-        """The thread as last walked."""
-        self._walked: dict[int, tuple[Any, Any, tuple[str, ...], int]] = {}
-        """id(message) -> (message, content list walked, its toolCallIds, its position in
-        ``_path``), in thread order."""
+        self._thread = WalkedThread(repository)
         self._first = True
         self._cancelled_turn = CancelledTurn()
         self._discarded: frozenset[str] = frozenset()
@@ -161,8 +133,6 @@ class ToolTracker:
         reference profile): the turn lets them land before it goes on."""
         self._observing = False
         self._update_due = False
-        self._shown: dict[str, int] = {}
-        """The toolCallIds the last update showed, and how many walked messages show each."""
         self._closed = False
 
     # -- public observation ------------------------------------------------------------------
@@ -253,115 +223,20 @@ class ToolTracker:
     def _observe(self, runtime: Any) -> None:
         restore = self._first or bool(getattr(runtime, "is_loading", False))
         self._first = False
-        path, touched = self._read_thread(runtime)
+        thread = self._thread
+        path, touched = thread.read(runtime)
         running = runtime.is_running
         if running and not self._was_running:
             self._cancelled_turn.run_started(path)
         self._was_running = running
-        position = self._repository.position if self._repository is not None else None
-        self._discarded = self._cancelled_turn.tool_call_ids(path, position)
-        changed = self._walk_changes(path, touched, restore)
-        if changed:
+        self._discarded = self._cancelled_turn.tool_call_ids(path, thread.position_of)
+        if thread.walk(path, touched, self._walk_message, restore):
             for tool_call_id, entry in self._entries.items():
-                if tool_call_id not in self._shown:
+                if tool_call_id not in thread.shown:
                     observed = Observed(entry.part, entry.args_text)
                     entry.life.try_take("observe_removed", self, entry, observed)
         if not runtime.is_running and not restore:
             self._settle_waiting()
-
-    def _read_thread(self, runtime: Any) -> tuple[list[Any], list[Any] | None]:
-        """The visible thread and the messages whose content changed since the last read
-        (None: any of them may have)."""
-        repository = self._repository
-        if repository is None:
-            return list(runtime.messages), None
-        return repository.messages(), self._content_changes.take()  # type: ignore[union-attr]
-
-    def _walk_changes(self, path: list[Any], touched: list[Any] | None, restore: bool) -> bool:
-        """Walk what changed since the last walk, in thread order: the messages ``touched``
-        above the first place where ``path`` departs from the path last walked, then every
-        message from there (with ``touched`` None, every message). A walk of the whole
-        thread would do the same: a message left out reads as it did when last walked.
-        Whether the toolCallIds the thread shows may have changed (then the tracked ones
-        are in ``_shown`` again)."""
-        walked = self._walked
-        before_path = self._path
-        self._path = path
-        if touched is None:
-            fork = 0
-        elif path is before_path:
-            fork = len(path)
-        else:
-            fork = _fork(before_path, path)
-        changed = False
-        hidden: list[tuple[str, ...]] = []  # the toolCallIds of what a walk replaced
-        shown: list[tuple[str, ...]] = []  # and of what it put in their place
-        if touched:
-            above = []
-            for message in touched:
-                before = walked.get(id(message))
-                if before is not None and before[3] < fork:
-                    above.append(before)
-            above.sort(key=_AT)
-            for before in above:
-                message = before[0]
-                content = self._content_if_changed(message, before)
-                if content is UNCHANGED:
-                    continue
-                ids = self._walk_message(content, restore)
-                walked[id(message)] = (message, content, ids, before[3])
-                if before[2] != ids:
-                    changed = True
-                    hidden.append(before[2])
-                    shown.append(ids)
-        left = {}
-        arrived = {}
-        if fork < len(path) or fork < len(before_path):
-            for message in before_path[fork:]:
-                before = walked.pop(id(message), None)
-                if before is not None:
-                    left[id(message)] = before
-            for at in range(fork, len(path)):
-                message = path[at]
-                key = id(message)
-                before = left.get(key)
-                content = self._content_if_changed(message, before)
-                if content is UNCHANGED:
-                    entry = (message, before[1], before[2], at)  # type: ignore[index]
-                else:
-                    entry = (message, content, self._walk_message(content, restore), at)
-                    changed = changed or before is None or before[2] != entry[2]
-                arrived[key] = walked[key] = entry
-        if not changed and arrived.keys() == left.keys():
-            return False
-        counts = self._shown
-        for ids in hidden:
-            _count(counts, ids, -1)
-        for ids in shown:
-            _count(counts, ids, 1)
-        for entry in left.values():
-            _count(counts, entry[2], -1)
-        for entry in arrived.values():
-            _count(counts, entry[2], 1)
-        return True
-
-    @staticmethod
-    def _content_if_changed(message: Any, before: tuple | None) -> Any:
-        """The message's content, or :data:`UNCHANGED` when it cannot hold new tool-call
-        data: the same content list as last walked, or a run's snapshot for a text or
-        reasoning delta (tool-call parts are untouched by those; reading the content
-        would cost O(parts) per delta)."""
-        if before is not None and before[0] is not message:
-            before = None
-        source = getattr(message, "source", None)
-        if before is not None and source is not None and source.trigger in DELTA_TRIGGERS:
-            return UNCHANGED
-        content = getattr(message, "content", None)
-        if content is None and isinstance(message, Mapping):
-            content = message.get("content")
-        if before is not None and before[1] is content:
-            return UNCHANGED
-        return content
 
     def _walk_message(self, content: Any, restore: bool) -> tuple[str, ...]:
         ids = []
@@ -459,7 +334,7 @@ class ToolTracker:
 
     @CLIENT.guard(_EXECUTION)
     def off_thread(self, entry: Entry, observed: Observed) -> bool:
-        return entry.life.instance not in self._shown
+        return entry.life.instance not in self._thread.shown
 
     @CLIENT.effect(_EXECUTION, "record_restored")
     @CLIENT.effect(_EXECUTION, "track_args")
@@ -543,8 +418,7 @@ class ToolTracker:
             if observed.runnable:
                 runnable.append(entry)
         if START_ORDER[self.profile] == "stream" and len(runnable) > 1:
-            in_thread = (i for entry in self._walked.values() for i in entry[2])
-            runnable = in_stream_order(runnable, in_thread)
+            runnable = in_stream_order(runnable, self._thread.tool_call_ids())
         for entry in runnable:
             self._start(entry)
 
