@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from agui_fsm.aggregator import RunSnapshot
@@ -122,11 +122,13 @@ class ContentChanges:
     def record(self, message: Message) -> None:
         self.messages[id(message)] = message
 
-    def take(self) -> list[Message]:
+    def take(self) -> Collection[Message]:
         """The messages recorded since the last take (in no particular order), forgotten."""
-        taken = list(self.messages.values())
-        self.messages.clear()
-        return taken
+        taken = self.messages
+        if not taken:
+            return ()
+        self.messages = {}
+        return taken.values()
 
 
 class Message:

@@ -6,7 +6,7 @@ records."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -272,7 +272,7 @@ class WalkedThread:
         )
         """Where a message id is on the thread read (None when no repository can say)."""
 
-    def read(self, view: Any) -> tuple[list[Any], list[Any] | None]:
+    def read(self, view: Any) -> tuple[list[Any], Collection[Any] | None]:
         """The visible thread, not to be changed, and the messages whose content changed
         since the last read (None: any of them may have)."""
         if self.repository is None:
@@ -286,7 +286,7 @@ class WalkedThread:
     def walk(
         self,
         path: list[Any],
-        touched: list[Any] | None,
+        touched: Collection[Any] | None,
         walk_content: Callable[[Any, bool], tuple[str, ...]],
         restore: bool,
     ) -> bool:
@@ -303,12 +303,11 @@ class WalkedThread:
         else:
             fork = _fork(before_path, path)
         changed = False
-        hidden: list[tuple[str, ...]] = []  # the toolCallIds of what a walk replaced
-        shown: list[tuple[str, ...]] = []  # and of what it put in their place
+        rewalked: list[tuple[tuple[str, ...], tuple[str, ...]]] = []  # toolCallIds before, after
         if touched:
-            above = [walked[id(m)] for m in touched if id(m) in walked]
-            above = [before for before in above if before[3] < fork]
-            above.sort(key=_AT)
+            above = [before for m in touched if (before := walked.get(id(m))) and before[3] < fork]
+            if len(above) > 1:
+                above.sort(key=_AT)
             for before in above:
                 message = before[0]
                 content = _content_if_changed(message, before)
@@ -318,11 +317,12 @@ class WalkedThread:
                 walked[id(message)] = (message, content, ids, before[3])
                 if before[2] != ids:
                     changed = True
-                    hidden.append(before[2])
-                    shown.append(ids)
+                    rewalked.append((before[2], ids))
+        if fork == len(path) == len(before_path) and not changed:
+            return False
         left = {}
         arrived = {}
-        if fork < len(path) or fork < len(before_path):
+        if fork < len(path) or fork < len(before_path):  # the path departs at ``fork``
             for message in before_path[fork:]:
                 before = walked.pop(id(message), None)
                 if before is not None:
@@ -341,10 +341,12 @@ class WalkedThread:
         if not changed and arrived.keys() == left.keys():
             return False
         counts = self.shown  # brought up to date once the walk is over: guards read it
-        for ids in hidden:
-            _count(counts, ids, -1)
-        for ids in shown:
-            _count(counts, ids, 1)
+        for before_ids, ids in rewalked:
+            if ids[: len(before_ids)] == before_ids:  # calls added at the end: the commonest
+                _count(counts, ids[len(before_ids) :], 1)
+            else:
+                _count(counts, before_ids, -1)
+                _count(counts, ids, 1)
         for entry in left.values():
             _count(counts, entry[2], -1)
         for entry in arrived.values():

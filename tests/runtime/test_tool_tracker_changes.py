@@ -200,16 +200,16 @@ def test_the_repository_names_what_changed_in_place_and_renews_the_path_otherwis
     second = Message("m2", "assistant", [call_part("c1", "{}")])
     repo.add_or_update("m1", second)
     path = repo.messages()
-    assert path == [first, second] and changes.take() == []
+    assert path == [first, second] and list(changes.take()) == []
     second.set_content([call_part("c1", '{"a":1}')])
     first.set_content([{"type": "text", "text": "hello"}])
     second.set_content([call_part("c1", '{"a":2}')])
-    assert sorted(m.id for m in changes.take()) == ["m1", "m2"] and changes.take() == []
+    assert sorted(m.id for m in changes.take()) == ["m1", "m2"] and list(changes.take()) == []
     assert repo.messages() is path  # a change of content leaves the path's list
     assert repo.position("m2") == 1 and repo.position("nope") is None
     replaced = Message("m2", "assistant", [])
     repo.add_or_update("m1", replaced)
     assert repo.messages() is not path and path == [first, second]  # the old list kept
-    assert repo.messages() == [first, replaced] and changes.take() == []
+    assert repo.messages() == [first, replaced] and list(changes.take()) == []
     second.set_content([])  # no longer stored: recorded, and off the path
-    assert changes.take() == [second] and repo.position("m2") == 1
+    assert list(changes.take()) == [second] and repo.position("m2") == 1
