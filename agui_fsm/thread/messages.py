@@ -267,7 +267,8 @@ class Message:
             self.attach(snapshot)
         else:
             self._source = snapshot
-            self.content_changed()
+            if self.changes is not None:  # every delta comes here: no call without a reader
+                self.content_changed()
         return True
 
     def renamed(self, new_id: str) -> Message:
