@@ -127,7 +127,7 @@ class ThreadCore:
         self.tool_tracker: ToolTracker | None = None
         if tools:
             self.tool_tracker = ToolTracker(
-                self, tools, emit, outlet.diagnose_tool, settings.profile
+                self, tools, emit, outlet.diagnose_tool, settings.profile, repo
             )
             runs.tool_tracker = self.tool_tracker
             outlet.watch(self.tool_tracker)

@@ -12,6 +12,11 @@ The message a run is writing holds the aggregator's latest
 per-event cost does not grow with the message. Tool results the client recorded
 ride along ("preserve tool results"): a later snapshot whose tool call has no
 result shows the recorded one.
+
+A message its repository follows (:meth:`MessageRepository.follow_content
+<agui_fsm.thread.repository.MessageRepository.follow_content>`) records each change of what
+``content`` reads in the repository's :class:`ContentChanges`
+(:meth:`Message.content_changed`), so a reader of a long thread re-reads only those.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import copy
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from agui_fsm.aggregator import RunSnapshot
@@ -97,6 +102,35 @@ def assistant_metadata(**extra: Any) -> dict[str, Any]:
     return meta
 
 
+class ContentChanges:
+    """The messages whose content may read differently since a reader last took them.
+
+    A message its repository follows records itself here (:meth:`Message.content_changed`)
+    when its content list, the run's view it shows or the results it keeps change. It says
+    nothing of the path: a message added, replaced, moved or removed shows as a new path
+    list (:meth:`MessageRepository.messages
+    <agui_fsm.thread.repository.MessageRepository.messages>`). Plain data of the core,
+    saved and restored with it by the explorer.
+    """
+
+    __slots__ = ("messages",)
+
+    def __init__(self) -> None:
+        self.messages: dict[int, Message] = {}
+        """id(message) -> message (the entry keeps the message alive, so no id repeats)."""
+
+    def record(self, message: Message) -> None:
+        self.messages[id(message)] = message
+
+    def take(self) -> Collection[Message]:
+        """The messages recorded since the last take (in no particular order), forgotten."""
+        taken = self.messages
+        if not taken:
+            return ()
+        self.messages = {}
+        return taken.values()
+
+
 class Message:
     """One thread message. ``content`` and ``metadata`` are read-only views while a run
     writes the message; the runtime edits them through its operations."""
@@ -113,6 +147,7 @@ class Message:
         "_source",
         "_tool_index",
         "attachments",
+        "changes",
         "created_at",
         "id",
         "name",
@@ -152,6 +187,16 @@ class Message:
         self.status_life: Lifecycle | None = None
         self.tool_lives: dict[str, Lifecycle] = {}
         self._tool_index: _ToolIndex | None = None
+        self.changes: ContentChanges | None = None
+        """Where this message records that its content changed (its repository's, once it
+        follows content changes)."""
+
+    def content_changed(self) -> None:
+        """What ``content`` reads may have changed (another content list, run view or kept
+        result): the one place that tells the repository."""
+        changes = self.changes
+        if changes is not None:
+            changes.record(self)
 
     # -- content ----------------------------------------------------------------------------
 
@@ -204,6 +249,7 @@ class Message:
                 if is_resolved(part)
             }
         self._source = snapshot
+        self.content_changed()
 
     def show_streaming(self, snapshot: RunSnapshot) -> bool:
         """Show a later snapshot of the run streaming into this assistant message while both
@@ -221,6 +267,8 @@ class Message:
             self.attach(snapshot)
         else:
             self._source = snapshot
+            if self.changes is not None:  # every delta comes here: no call without a reader
+                self.content_changed()
         return True
 
     def renamed(self, new_id: str) -> Message:
@@ -247,6 +295,7 @@ class Message:
         """Keep ``part``'s result for later snapshots (a tool call restarted by the stream)."""
         self._preserved[tool_call_id] = result_fields(part)
         self._merged_key = None
+        self.content_changed()
 
     def override(self, tool_call_id: str, backend_result: Any) -> None:
         """The client's result for this call replaces ``backend_result`` in later snapshots
@@ -257,6 +306,7 @@ class Message:
             return
         self._overrides[tool_call_id] = backend_result
         self._merged_key = None
+        self.content_changed()
 
     def overridden(self, tool_call_id: str) -> Any:
         """The backend result the client's result replaces for this call, or MISSING."""
@@ -275,10 +325,12 @@ class Message:
         self._source = None
         self._merged = None
         self._merged_key = None
+        self.content_changed()
 
     def set_content(self, content: list[dict[str, Any]]) -> None:
         self.materialize()
         self._content = content
+        self.content_changed()
 
     def set_metadata(self, metadata: dict[str, Any]) -> None:
         self.materialize()
@@ -308,6 +360,7 @@ class Message:
         old = part_at(content, path)
         content[path[0]] = part if len(path) == 1 else replace_at(content, path, part)[path[0]]
         index.unresolved += is_resolved(old) - is_resolved(part)
+        self.content_changed()
 
     def part_at(self, path: Path) -> dict[str, Any]:
         """The tool-call part at ``path`` of ``content``."""

@@ -5,6 +5,11 @@ Messages form a tree by parent id; each node remembers which child is selected
 Semantics follow assistant-ui's ``MessageRepository``: reload adds a sibling
 branch, switching branches evicts optimistic messages left behind, and the
 export (what history persists) skips optimistic messages.
+
+A reader that follows a long thread (the front-end tool tracker) reads only what changed
+since it last looked: the visible path is a new list after every change of the path (the
+list it read before is left as it was), and a log names the messages whose content changed
+in place (:class:`~agui_fsm.thread.messages.ContentChanges`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agui_fsm.errors import UsageError
+from agui_fsm.thread.messages import ContentChanges
 
 if TYPE_CHECKING:
     from agui_fsm.thread.messages import Message
@@ -47,6 +53,17 @@ class MessageRepository:
         self._root = _Node(None, None, -1)
         self._head: _Node | None = None
         self._path: list[Message] | None = []
+        self.content_changes: ContentChanges | None = None
+        """Recorded once a reader asks for them (:meth:`follow_content`)."""
+
+    def follow_content(self) -> ContentChanges:
+        """Have every message stored from now on record its content changes in
+        :attr:`content_changes` (the messages already stored too), and return it."""
+        if self.content_changes is None:
+            self.content_changes = ContentChanges()
+            for node in self._nodes.values():
+                node.message.changes = self.content_changes  # type: ignore[union-attr]
+        return self.content_changes
 
     # -- reading --------------------------------------------------------------------------
 
@@ -74,7 +91,9 @@ class MessageRepository:
         return node.message, (node.prev.message.id if node.prev else None)
 
     def messages(self, head_id: str | None = None) -> list[Message]:
-        """The path from the root to ``head_id`` (default: the head)."""
+        """The path from the root to ``head_id`` (default: the head). The head's path is
+        the repository's own list, not to be changed: a change of the path makes a new one,
+        so the same list means the same path."""
         if head_id is None or (self._head is not None and head_id == self._head.message.id):
             if self._path is None:
                 self._path = self._walk(self._head)
@@ -93,10 +112,23 @@ class MessageRepository:
         out.reverse()
         return out
 
+    def position(self, message_id: str) -> int | None:
+        """Where the message with this id is on the visible path, or None (O(1))."""
+        node = self._nodes.get(message_id)
+        if node is None:
+            return None
+        path = self.messages()
+        level = node.level
+        return level if level < len(path) and path[level] is node.message else None
+
     def __len__(self) -> int:
         return len(self._nodes)
 
     # -- tree surgery ---------------------------------------------------------------------
+
+    def _follow(self, message: Message) -> None:
+        if self.content_changes is not None:
+            message.changes = self.content_changes
 
     def _dirty(self) -> None:
         self._path = None
@@ -152,9 +184,11 @@ class MessageRepository:
                 self._cut(existing)
                 self._link(parent, existing)
             existing.message = self._messages[message.id] = message
+            self._follow(message)
             self._dirty()
             return
         node = _Node(message, parent, parent.level + 1 if parent else 0)
+        self._follow(message)
         self._nodes[message.id] = node
         self._messages[message.id] = message
         self._link(parent, node)

@@ -1,16 +1,22 @@
 """What the tool executor reads tool-call parts with: JSON completeness and equality as
-``JSON.parse`` sees them, the walk over a thread's tool-call parts, and its records."""
+``JSON.parse`` sees them, the walk over a thread's tool-call parts, what it walked of the
+thread (:class:`WalkedThread`: only what changed since, on a core's thread), and its
+records."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
 from agui_fsm.errors import AguiFsmError
 from agui_fsm.jsonwire import check_text_depth
 from agui_fsm.machines.table import Lifecycle
+
+if TYPE_CHECKING:
+    from agui_fsm.thread.repository import MessageRepository
 
 Tool = Callable[[Any], Any]
 NOT_JSON = object()
@@ -202,15 +208,29 @@ class CancelledTurn:
             elif (_field(before, "id") if before is not None else None) == self.parent_id:
                 self.parent_open = False
 
-    def tool_call_ids(self, messages: Any) -> frozenset[str]:
+    def tool_call_ids(
+        self, messages: Any, position: Callable[[str], int | None] | None = None
+    ) -> frozenset[str]:
         """The toolCallIds the turn holds in this thread (it takes in an assistant message
-        that follows its parent while it is open)."""
+        that follows its parent while it is open). ``position`` (a message id's place in
+        ``messages``, or None when it is not there) narrows the walk to the places a turn's
+        message can be: its own messages' and the one after its parent."""
         if self.message_ids is None:
             return frozenset()
+        places: Iterable[int]
+        if position is None:
+            places = range(len(messages))
+        else:
+            found = {position(message_id) for message_id in self.message_ids}
+            parent = position(self.parent_id) if self.parent_id is not None else -1
+            if parent is not None:
+                found.add(parent + 1)
+            places = sorted(at for at in found if at is not None and at < len(messages))
         ids: set[str] = set()
-        previous = None
-        for message in messages:
+        for at in places:
+            message = messages[at]
             if _role(message) == "assistant" and not _optimistic(message):
+                previous = messages[at - 1] if at > 0 else None
                 message_id = _field(message, "id")
                 if message_id not in self.message_ids and (
                     self.parent_open
@@ -223,8 +243,155 @@ class CancelledTurn:
                         for _id, part in tool_call_parts([message])
                         if isinstance(part.get("toolCallId"), str)
                     )
-            previous = message
         return frozenset(ids)
+
+
+class WalkedThread:
+    """The thread as the tool tracker last walked it: the path, and for each message (by
+    ``id(message)``, in thread order) the content list walked, its toolCallIds and its
+    position; and how many walked messages show each toolCallId (``shown``).
+
+    With the view's message repository a read takes the messages whose content changed
+    since the last one (the repository's content changes) and the path, a new list after
+    each change of it; a walk then re-reads the messages changed above the first place where
+    the path departs from the one last walked, and every message from there. Without one
+    it reads the view's messages and walks them all. Both walk what a walk of the whole
+    thread would act on, in the same order: a message left out reads as when last walked.
+    """
+
+    def __init__(self, repository: MessageRepository | None = None) -> None:
+        self.repository = repository
+        self.content_changes = repository.follow_content() if repository is not None else None
+        self.path: list[Any] = []
+        self.walked: dict[int, tuple[Any, Any, tuple[str, ...], int]] = {}
+        """id(message) -> (message, content list walked, its toolCallIds, its position)."""
+        self.shown: dict[str, int] = {}
+        """The toolCallIds the walked messages show, and how many messages show each."""
+        self.position_of: Callable[[str], int | None] | None = (
+            repository.position if repository is not None else None
+        )
+        """Where a message id is on the thread read (None when no repository can say)."""
+
+    def read(self, view: Any) -> tuple[list[Any], Collection[Any] | None]:
+        """The visible thread, not to be changed, and the messages whose content changed
+        since the last read (None: any of them may have)."""
+        if self.repository is None:
+            return list(view.messages), None
+        return self.repository.messages(), self.content_changes.take()  # type: ignore[union-attr]
+
+    def tool_call_ids(self) -> Iterator[str]:
+        """Every toolCallId the walked thread shows, in thread order."""
+        return (i for entry in self.walked.values() for i in entry[2])
+
+    def walk(
+        self,
+        path: list[Any],
+        touched: Collection[Any] | None,
+        walk_content: Callable[[Any, bool], tuple[str, ...]],
+        restore: bool,
+    ) -> bool:
+        """Hand ``walk_content`` (which returns the toolCallIds) the content of each message
+        that changed since the last walk, in thread order; whether the toolCallIds the
+        thread shows may have changed (``shown`` holds them again then)."""
+        walked = self.walked
+        before_path = self.path
+        self.path = path
+        if touched is None:
+            fork = 0
+        elif path is before_path:
+            fork = len(path)
+        else:
+            fork = _fork(before_path, path)
+        changed = False
+        rewalked: list[tuple[tuple[str, ...], tuple[str, ...]]] = []  # toolCallIds before, after
+        if touched:
+            above = [before for m in touched if (before := walked.get(id(m))) and before[3] < fork]
+            if len(above) > 1:
+                above.sort(key=_AT)
+            for before in above:
+                message = before[0]
+                content = _content_if_changed(message, before)
+                if content is UNCHANGED:
+                    continue
+                ids = walk_content(content, restore)
+                walked[id(message)] = (message, content, ids, before[3])
+                if before[2] != ids:
+                    changed = True
+                    rewalked.append((before[2], ids))
+        if fork == len(path) == len(before_path) and not changed:
+            return False
+        left = {}
+        arrived = {}
+        if fork < len(path) or fork < len(before_path):  # the path departs at ``fork``
+            for message in before_path[fork:]:
+                before = walked.pop(id(message), None)
+                if before is not None:
+                    left[id(message)] = before
+            for at in range(fork, len(path)):
+                message = path[at]
+                key = id(message)
+                before = left.get(key)
+                content = _content_if_changed(message, before)
+                if content is UNCHANGED:
+                    entry = (message, before[1], before[2], at)  # type: ignore[index]
+                else:
+                    entry = (message, content, walk_content(content, restore), at)
+                    changed = changed or before is None or before[2] != entry[2]
+                arrived[key] = walked[key] = entry
+        if not changed and arrived.keys() == left.keys():
+            return False
+        counts = self.shown  # brought up to date once the walk is over: guards read it
+        for before_ids, ids in rewalked:
+            if ids[: len(before_ids)] == before_ids:  # calls added at the end: the commonest
+                _count(counts, ids[len(before_ids) :], 1)
+            else:
+                _count(counts, before_ids, -1)
+                _count(counts, ids, 1)
+        for entry in left.values():
+            _count(counts, entry[2], -1)
+        for entry in arrived.values():
+            _count(counts, entry[2], 1)
+        return True
+
+
+_AT = itemgetter(3)
+"""A walked message's position on the thread."""
+
+
+def _content_if_changed(message: Any, before: tuple | None) -> Any:
+    """The message's content, or :data:`UNCHANGED` when it cannot hold new tool-call data:
+    the same content list as last walked, or a run's snapshot for a text or reasoning delta
+    (tool-call parts are untouched by those; reading the content would cost O(parts) per
+    delta)."""
+    if before is not None and before[0] is not message:
+        before = None
+    source = getattr(message, "source", None)
+    if before is not None and source is not None and source.trigger in DELTA_TRIGGERS:
+        return UNCHANGED
+    content = getattr(message, "content", None)
+    if content is None and isinstance(message, Mapping):
+        content = message.get("content")
+    if before is not None and before[1] is content:
+        return UNCHANGED
+    return content
+
+
+def _fork(before: list[Any], after: list[Any]) -> int:
+    """The first position where the two paths hold different messages (the shorter's
+    length when one begins the other)."""
+    for at, (old, new) in enumerate(zip(before, after, strict=False)):
+        if old is not new:
+            return at
+    return min(len(before), len(after))
+
+
+def _count(counts: dict[str, int], tool_call_ids: tuple[str, ...], step: int) -> None:
+    for tool_call_id in tool_call_ids:
+        left = counts.get(tool_call_id, 0) + step
+        if left:
+            counts[tool_call_id] = left
+        else:
+            del counts[tool_call_id]
 
 
 def _field(message: Any, name: str) -> Any:

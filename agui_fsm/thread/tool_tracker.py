@@ -3,7 +3,9 @@ becomes of its result; the driver calls the tools.
 
 :class:`ToolTracker` observes the thread the way ``@assistant-ui/core``'s external-store
 runtime feeds ``ToolInvocationTracker``: after every thread update it walks the visible
-tool-call parts, turns each change into a trigger of the ``tool_execution`` machine
+tool-call parts (of the messages changed since its last read: on a core's thread the message
+repository says which, so a read does not grow with the thread), turns each change into a
+trigger of the ``tool_execution`` machine
 (:mod:`agui_fsm.machines.tool_execution`) and does what the edge taken names. A call runs
 once the run has settled and its tracked arguments parse: the tracker emits
 :class:`~agui_fsm.thread.commands.CallTool`, the driver calls the tool and reports what it
@@ -38,15 +40,15 @@ from agui_fsm.thread.commands import (
     ReadThreadSoon,
     SubmitToolResult,
 )
+from agui_fsm.thread.repository import MessageRepository
 from agui_fsm.thread.tool_parts import (
-    DELTA_TRIGGERS,
     NOT_JSON,
-    UNCHANGED,
     CancelledTurn,
     Entry,
     Execution,
     Tool,
     ToolArgsDiagnostic,
+    WalkedThread,
     equal_json,
     in_stream_order,
     open_part_stream,
@@ -88,6 +90,10 @@ class ToolTracker:
     ``tools`` the names of the registered tools, ``emit`` takes its commands and
     ``diagnose`` its diagnostics. ``profile`` (``spec`` or ``reference``) picks the
     behaviour on a divergent argsText (see :mod:`agui_fsm.machines.tool_execution`).
+    ``repository``: the view's message repository, when it has one: the tracker then reads
+    the visible path from it and re-reads only the messages whose content changed, or
+    that the path put in a new place, since its last read (otherwise every message of
+    ``view.messages``, each time).
     """
 
     def __init__(
@@ -97,6 +103,7 @@ class ToolTracker:
         emit: Callable[[Command], None],
         diagnose: Callable[[Exception], None],
         profile: str = "spec",
+        repository: MessageRepository | None = None,
     ) -> None:
         if profile not in CLIENT_BY_PROFILE:
             raise UsageError(f"unknown profile {profile!r}: expected one of {PROFILES}")
@@ -109,8 +116,7 @@ class ToolTracker:
         self.executions: list[Execution] = []
         self.diagnostics: list[ToolArgsDiagnostic] = []
         self._entries: dict[str, Entry] = {}
-        self._walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
-        """id(message) -> (message, content list walked, its toolCallIds)."""
+        self._thread = WalkedThread(repository)
         self._first = True
         self._cancelled_turn = CancelledTurn()
         self._discarded: frozenset[str] = frozenset()
@@ -127,8 +133,6 @@ class ToolTracker:
         reference profile): the turn lets them land before it goes on."""
         self._observing = False
         self._update_due = False
-        self._shown: set[str] = set()
-        """The toolCallIds the last update showed."""
         self._closed = False
 
     # -- public observation ------------------------------------------------------------------
@@ -219,52 +223,20 @@ class ToolTracker:
     def _observe(self, runtime: Any) -> None:
         restore = self._first or bool(getattr(runtime, "is_loading", False))
         self._first = False
-        messages = runtime.messages  # a copy of the thread: read once per walk
+        thread = self._thread
+        path, touched = thread.read(runtime)
         running = runtime.is_running
         if running and not self._was_running:
-            self._cancelled_turn.run_started(messages)
+            self._cancelled_turn.run_started(path)
         self._was_running = running
-        self._discarded = self._cancelled_turn.tool_call_ids(messages)
-        walked: dict[int, tuple[Any, Any, tuple[str, ...]]] = {}
-        changed = False
-        for message in messages:
-            key = id(message)
-            before = self._walked.get(key)
-            content = self._content_if_changed(message, before)
-            if content is UNCHANGED:
-                walked[key] = before  # type: ignore[assignment]
-                continue
-            ids = self._walk_message(content, restore)
-            walked[key] = (message, content, ids)
-            changed = changed or before is None or before[2] != ids
-        changed = changed or walked.keys() != self._walked.keys()
-        self._walked = walked
-        if changed:
-            self._shown = seen = {i for _m, _c, ids in walked.values() for i in ids}
+        self._discarded = self._cancelled_turn.tool_call_ids(path, thread.position_of)
+        if thread.walk(path, touched, self._walk_message, restore):
             for tool_call_id, entry in self._entries.items():
-                if tool_call_id not in seen:
+                if tool_call_id not in thread.shown:
                     observed = Observed(entry.part, entry.args_text)
                     entry.life.try_take("observe_removed", self, entry, observed)
         if not runtime.is_running and not restore:
             self._settle_waiting()
-
-    @staticmethod
-    def _content_if_changed(message: Any, before: tuple | None) -> Any:
-        """The message's content, or :data:`UNCHANGED` when it cannot hold new tool-call
-        data: the same content list as last walked, or a run's snapshot for a text or
-        reasoning delta (tool-call parts are untouched by those; reading the content
-        would cost O(parts) per delta)."""
-        if before is not None and before[0] is not message:
-            before = None
-        source = getattr(message, "source", None)
-        if before is not None and source is not None and source.trigger in DELTA_TRIGGERS:
-            return UNCHANGED
-        content = getattr(message, "content", None)
-        if content is None and isinstance(message, Mapping):
-            content = message.get("content")
-        if before is not None and before[1] is content:
-            return UNCHANGED
-        return content
 
     def _walk_message(self, content: Any, restore: bool) -> tuple[str, ...]:
         ids = []
@@ -362,7 +334,7 @@ class ToolTracker:
 
     @CLIENT.guard(_EXECUTION)
     def off_thread(self, entry: Entry, observed: Observed) -> bool:
-        return entry.life.instance not in self._shown
+        return entry.life.instance not in self._thread.shown
 
     @CLIENT.effect(_EXECUTION, "record_restored")
     @CLIENT.effect(_EXECUTION, "track_args")
@@ -445,9 +417,8 @@ class ToolTracker:
             entry.life.try_take("run_settled", self, entry, observed)
             if observed.runnable:
                 runnable.append(entry)
-        if START_ORDER[self.profile] == "stream":
-            in_thread = (i for _m, _c, ids in self._walked.values() for i in ids)
-            runnable = in_stream_order(runnable, in_thread)
+        if START_ORDER[self.profile] == "stream" and len(runnable) > 1:
+            runnable = in_stream_order(runnable, self._thread.tool_call_ids())
         for entry in runnable:
             self._start(entry)
 
