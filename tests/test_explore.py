@@ -451,3 +451,44 @@ def test_prefix_validators_go_on_after_their_limit() -> None:
     expected = [v.rule for v in fresh.feed(dict(events[2]))]
     assert expected and [v.rule for v in later.feed(events[2])] == expected
     assert len(table.answers) == 1  # the answers before the limit were dropped
+
+
+def test_validators_brought_back_to_a_shared_prefix_answer_as_fresh_ones() -> None:
+    """Siblings extend one prefix: the second replays it and saves the validator there, the
+    later ones restore it; every answer is a fresh validator's over the same events, and a
+    validator that went on from the prefix is left standing in one place at most."""
+    from agui_fsm.conformance import Validator
+    from agui_fsm.explore.verdicts import PrefixValidators, StreamVerdicts
+    from agui_fsm.thread.pipeline import is_error
+
+    start = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+    ]
+    siblings = [
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"},
+        {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+        {"type": "TEXT_MESSAGE_END", "messageId": "other"},
+    ]
+
+    def fresh(events: list) -> list:
+        validator = Validator(state=False)
+        return [validator.feed(dict(event)) for event in events][-1]
+
+    table = PrefixValidators(lambda: Validator(state=False))
+    verdicts = StreamVerdicts(lambda: Validator(state=False))
+    first = table.validator()
+    for event in start:
+        first.feed(event)
+    for event in siblings:
+        sibling = table.validator()
+        sibling.prefix = first.prefix
+        expected = fresh([*start, event])
+        assert [v.rule for v in sibling.feed(event)] == [v.rule for v in expected]
+        errors = [f"{v.rule}: {v.message}" for v in expected if is_error(v)]
+        assert list(verdicts.last([*start, event])) == errors
+        saved = table.saved
+        assert saved is None or sum(real is saved.real for real in table.live.values()) <= 1
+    assert table.saved.key == first.prefix and verdicts._saved.key == tuple(map(id, start))
+    assert sum(bool(fresh([*start, event])) for event in siblings) >= 2

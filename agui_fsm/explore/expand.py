@@ -89,6 +89,7 @@ class Expander:
         paths: Sequence[tuple[int, ...]],
         deadline: float | None = None,
         digests: Sequence[bytes] | None = None,
+        last: bool = False,
     ) -> Iterator[list[Edge]]:
         """For each path in order, the edges out of the state it leads to, in letter
         order; stops after a state with a problem (no later state's can come first), or
@@ -97,13 +98,15 @@ class Expander:
         that leads back to its state's digest (one the runtime refused, say) the harness
         goes on without a restore, in a state with the same future (what the search
         merges states by). Not after an event: it stays in its stream's events, which a
-        later MESSAGES_SNAPSHOT brings into the fingerprint."""
+        later MESSAGES_SNAPSHOT brings into the fingerprint. ``last``: the states reached
+        will not be expanded (the search's last level), so their edges carry no stream key
+        (it only shares out the next level)."""
         for index, path in enumerate(paths):
             if deadline is not None and time.monotonic() >= deadline:
                 return
             following = paths[index + 1] if index + 1 < len(paths) else ()
             here = digests[index] if digests is not None else None
-            edges = self._edges(path, _shared(path, following), here)
+            edges = self._edges(path, _shared(path, following), here, last)
             yield edges
             if any(edge.problems for edge in edges):
                 return
@@ -146,7 +149,9 @@ class Expander:
                 self.saved.append((self.position, harness.save(self.static)))
         return self.saved[-1][1]
 
-    def _edges(self, path: tuple[int, ...], keep: int, here: bytes | None) -> list[Edge]:
+    def _edges(
+        self, path: tuple[int, ...], keep: int, here: bytes | None, last: bool = False
+    ) -> list[Edge]:
         saved = self._go(path, keep)
         harness = self.harness
         assert harness is not None
@@ -165,7 +170,7 @@ class Expander:
                 break
             problems = tuple(check_step(before, after, step, self.invariants))
             reached = digest(harness.fingerprint())
-            edges.append(Edge(index, reached, problems, self._stream_key()))
+            edges.append(Edge(index, reached, problems, -1 if last else self._stream_key()))
             if problems:
                 break
             if reached == here and self.letters[index].kind == "action":

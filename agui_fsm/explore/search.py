@@ -147,7 +147,7 @@ def explore(
         ):
             for level in range(1, depth + 1):
                 _collect_between_levels()
-                merged = _Level(paths, digests, owners, seen, result.jobs)
+                merged = _Level(paths, digests, owners, seen, result.jobs, level == depth)
                 coverage = Coverage(level, 0, len(paths), len(seen), result.transitions, 0.0)
                 coverage.seconds = time.monotonic() - started
                 result.last = coverage  # a deadline may pass before the level's first state
@@ -224,9 +224,11 @@ class _Level:
         owners: list[int],
         seen: set[bytes],
         jobs: int = 1,
+        last: bool = False,
     ) -> None:
         self.paths, self.digests, self.owners = paths, digests, owners
         self.seen, self.jobs = seen, jobs
+        self.last = last  # the states it reaches will not be expanded
         self.below = len(paths)
         self.expanded = 0
         self.transitions = 0
@@ -297,7 +299,8 @@ def _expansions(
         def in_process(
             level: _Level, deadline: float | None
         ) -> Iterator[tuple[int, list[Edge], int]]:
-            for position, edges in enumerate(local.expand(level.paths, deadline, level.digests)):
+            found = local.expand(level.paths, deadline, level.digests, level.last)
+            for position, edges in enumerate(found):
                 yield position, edges, 0
 
         yield in_process
@@ -367,7 +370,8 @@ class _Workers:
                 chunk = queue.popleft() if queue is own else queue.pop()
                 chunk = [p for p in chunk if p < merged.below]
                 if chunk:
-                    task = ([paths[p] for p in chunk], [digests[p] for p in chunk], deadline)
+                    chosen = [paths[p] for p in chunk], [digests[p] for p in chunk]
+                    task = (*chosen, deadline, merged.last)
                     self.pipes[worker].send(task)
                     busy[worker] = chunk
                     return
@@ -431,12 +435,12 @@ def _serve(
     try:
         with _young_collections():
             while (task := pipe.recv()) is not None:
-                paths, digests, deadline = task
+                paths, digests, deadline, last = task
                 if paths and len(paths[0]) != level:  # the first chunk of a level
                     level = len(paths[0])
                     _collect_between_levels()
                 try:
-                    answer: Any = list(expander.expand(paths, deadline, digests))
+                    answer: Any = list(expander.expand(paths, deadline, digests, last))
                 except Exception as exc:  # noqa: BLE001 - raised again in the search's process
                     answer = exc
                 pipe.send(answer)

@@ -10,6 +10,10 @@ two tables keep them by prefix, outside the harness's state:
   :class:`PrefixValidator` objects whose whole state is the prefix they stand at: each
   answer a validator gives after a prefix is computed once, by a real validator brought to
   that prefix, and kept. A harness's snapshot then holds a prefix, not a validator.
+
+A letter's siblings all extend the stream of the state they are stepped from, so both tables
+keep a real validator saved at that prefix (:class:`_Saved`) and bring it back there by a
+restore, instead of a fresh validator replaying the prefix for each sibling.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ import orjson
 
 from agui_fsm.errors import ProtocolViolation
 from agui_fsm.explore.letters import copy_json
+from agui_fsm.explore.snapshot import Snapshot, StaticObjects
+from agui_fsm.machines.plans import BoundMachine, Driver
+from agui_fsm.machines.plans import Step as PlanStep
+from agui_fsm.machines.table import CompiledMachine, Transition
 from agui_fsm.thread.pipeline import is_error
 
 Prefix = tuple[Any, ...] | None
@@ -41,6 +49,7 @@ class StreamVerdicts:
         self.limit = limit
         self._found: dict[tuple[int, ...], tuple[str, ...]] = {}
         self._events: dict[int, Any] = {}  # the events keyed, held so their ids stay theirs
+        self._saved: _Saved | None = None  # a validator saved after the events of a key
 
     def last(self, events: Sequence[Any]) -> tuple[str, ...]:
         key = tuple(map(id, events))
@@ -52,21 +61,30 @@ class StreamVerdicts:
     def _check(self, events: Sequence[Any], key: tuple[int, ...]) -> tuple[str, ...]:
         if len(self._found) >= self.limit:
             self._found.clear()
-        validator = self.factory()
+        saved, before = self._saved, key[:-1]
+        if saved is not None and saved.key == before:
+            validator, start = saved.back(), len(before)
+        else:
+            validator, start = self.factory(), 0
         found: tuple[str, ...] = ()
-        for n, event in enumerate(events, 1):
-            self._events.setdefault(id(event), event)
-            try:
-                violations = validator.feed(copy_json(event)) or ()
-            except ProtocolViolation as exc:
-                violations = [exc]
-            found = tuple(
-                f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}"
-                for v in violations
-                if is_error(v)
-            )
+        for n, event in enumerate(events[start:], start + 1):
+            if n == len(events) and start == 0 and n > 1:  # the siblings' prefix: kept
+                self._saved = _Saved(before, validator)
+            found = self._feed(validator, event)
             self._found.setdefault(key[:n], found)
         return found
+
+    def _feed(self, validator: Any, event: Any) -> tuple[str, ...]:
+        self._events.setdefault(id(event), event)
+        try:
+            violations = validator.feed(copy_json(event)) or ()
+        except ProtocolViolation as exc:
+            violations = [exc]
+        return tuple(
+            f"{getattr(v, 'rule', '')}: {getattr(v, 'message', v)}"
+            for v in violations
+            if is_error(v)
+        )
 
 
 class PrefixValidators:
@@ -84,6 +102,8 @@ class PrefixValidators:
         self.answers: dict[tuple[Any, ...], Any] = {}
         self.steps: dict[tuple[Any, ...], tuple[str, Any]] = {}  # prefix -> how it was reached
         self.live: dict[Prefix, Any] = {}  # a real validator standing at a prefix
+        self.saved: _Saved | None = None  # one saved at the prefix last replayed
+        self.saved_live: Prefix = None  # where, in live, the saved one stands now (if it does)
 
     def validator(self) -> PrefixValidator:
         """A validator for a new stream (what the thread's pipeline is handed)."""
@@ -99,13 +119,34 @@ class PrefixValidators:
             if len(self.answers) >= self.limit:
                 self.answers.clear()
                 self.live.clear()
-            real = self.live.pop(prefix, None) or self._replayed(prefix)
+                self.saved_live = None
+            real = self.live.pop(prefix, None) or self._brought_to(prefix)
+            saved = self.saved
+            if saved is not None and real is saved.real:
+                self.saved_live = None
             found = _perform(real, step)
             self.answers[key] = found
             if advances(found):
                 self.steps[key] = step
                 self.live[key] = real
+                if saved is not None and real is saved.real:
+                    self.saved_live = key
         return found, (key if advances(found) else prefix)
+
+    def _brought_to(self, prefix: Prefix) -> Any:
+        """A real validator at ``prefix``: the saved one put back there when it was saved
+        there (no longer standing where it went on to), else a fresh one replayed and
+        saved."""
+        saved = self.saved
+        if saved is not None and saved.key == prefix:
+            if self.saved_live is not None:
+                del self.live[self.saved_live]
+                self.saved_live = None
+            return saved.back()
+        real = self._replayed(prefix)
+        if prefix is not None:
+            self.saved, self.saved_live = _Saved(prefix, real), None
+        return real
 
     def _replayed(self, prefix: Prefix) -> Any:
         """A real validator brought to ``prefix`` by the steps that reach it."""
@@ -142,6 +183,34 @@ class PrefixValidator:
     def finish(self) -> Any:
         found, self.prefix = self.table.answer(self.prefix, ("finish", None), _always)
         return found
+
+
+class _Saved:
+    """A real validator and its contents saved when it stood at ``key``: :meth:`back` puts
+    it there again (a restore, a few loops in C) and returns it."""
+
+    __slots__ = ("key", "real", "snapshot")
+
+    def __init__(self, key: Any, real: Any) -> None:
+        self.key, self.real = key, real
+        self.snapshot = Snapshot(real, _static())
+
+    def back(self) -> Any:
+        self.snapshot.restore()
+        return self.real
+
+
+_STATIC: list[StaticObjects] = []
+
+
+def _static() -> StaticObjects:
+    """What a saved validator leaves alone: its machines and their step plans (compiled on
+    first use, never written after)."""
+    if not _STATIC:
+        _STATIC.append(
+            StaticObjects((), (CompiledMachine, BoundMachine, Driver, PlanStep, Transition))
+        )
+    return _STATIC[0]
 
 
 _NONE = object()

@@ -36,11 +36,14 @@ def nested_tool_calls_kept(before: Observation, after: Observation, step: Step) 
         return []
     problems = []
     for message in before.messages:
-        now = after.message(message["id"])
-        if now is None or message.get("role") != "assistant":
+        if message.get("role") != "assistant":
+            continue
+        nested = list(_nested_calls(message))
+        now = after.message(message["id"]) if nested else None
+        if now is None:  # nothing nested (most messages) or the message is gone
             continue
         kept = {p.get("toolCallId"): p for p in iter_tool_call_parts(now.get("content") or ())}
-        for part in _nested_calls(message):
+        for part in nested:
             tool_call_id = part.get("toolCallId")
             shown = kept.get(tool_call_id)
             if shown is None:
