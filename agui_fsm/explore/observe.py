@@ -101,8 +101,8 @@ def fingerprint(
     """A canonical key of everything the future of a quiescent harness depends on; states
     with one key are merged by the search. With ``waiting`` None, the observed part alone.
 
-    The future is decided by the runtime's objects, the scripted agent's streams and the
-    frames of the tasks waiting on them. The key holds:
+    The future is decided by the core's data, the driver's parked streams and the scripted
+    agent's streams. The key holds:
 
     * what the invariants observe: the visible thread (streamed text abstracted to "x":
       no control flow depends on its length), every machine's state (message status, tool
@@ -111,16 +111,18 @@ def fingerprint(
       calls, and the observer's own model;
     * what later letters meet though no observation shows it yet: the messages' other
       metadata, the other branches of the tree (a later event naming one of their ids
-      meets it), the operations waiting for their turn with what their frames hold
-      (``Harness.waiting``), and the stream's events up to its last MESSAGES_SNAPSHOT.
+      meets it), the operations waiting for their turn with the step and payload they go
+      on with (``Harness.waiting``), and the stream's events up to its last
+      MESSAGES_SNAPSHOT.
 
     Why that is all: the active run's client pipeline (the runtime's validator, the chunk
     lanes, the aggregator) and the harness's own validator are functions of the open
     stream's events, whose effects all show in the thread except what a MESSAGES_SNAPSHOT
-    replaced; a settled run's objects are never read again; the task streaming the active
-    run waits on the stream with nothing of its own that a later letter reads (the
-    restore starts it again, see ``Harness.restore``); the id factory's position only
-    names new ids, so generated ids are renamed in order of appearance. The claim is
+    replaced; a settled run's objects are never read again; the driver's parked stream
+    holds nothing of its own that a later letter reads; what the tool tracker last walked
+    only spares it re-reading unchanged messages (it decides as a walk of the whole thread
+    would); the id factory's position only names new ids, so generated ids are renamed in
+    order of appearance. The claim is
     tested: paths the search merges have the same observed future, letter by letter
     (tests/test_explore_states.py).
     """
