@@ -200,14 +200,19 @@ def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
             rule="SCHEMA-002",
             event_type=None,
         )
-    # A dict of scalars nests nothing: the depth walk would find nothing (one C call instead).
-    too_deep = None if SCALARS.issuperset(map(type, raw.values())) else depth_problem(raw)
-    if too_deep is not None:
-        raise EventSchemaError(too_deep.message, rule=too_deep.rule, event_type=kind)
     if kind not in KNOWN_TYPES:
+        _check_depth(raw, kind)
         raise EventSchemaError(
             f"unknown event type {kind!r}", rule="SCHEMA-003", event_type=str(kind)
         )
+    return parse_known(raw, kind)
+
+
+def parse_known(raw: Mapping[str, Any], kind: str) -> BaseEvent:
+    """:func:`parse_event` of a wire dict whose ``type``, ``kind``, is a string of
+    :data:`KNOWN_TYPES` and no flat delta (:func:`flat_delta` gives None): what is left of
+    its checks, for a caller that has made those."""
+    _check_depth(raw, kind)
     try:
         return _VALIDATE(raw)
     except ValidationError as exc:
@@ -216,6 +221,14 @@ def parse_event(raw: Mapping[str, Any] | BaseEvent) -> BaseEvent:
         raise EventSchemaError(
             f"{kind}: {where}: {first['msg']}", rule="SCHEMA-004", event_type=str(kind)
         ) from exc
+
+
+def _check_depth(raw: Mapping[str, Any], kind: str) -> None:
+    # A dict of scalars nests nothing: the depth walk would find nothing (one C call instead).
+    if not SCALARS.issuperset(map(type, raw.values())):
+        too_deep = depth_problem(raw)
+        if too_deep is not None:
+            raise EventSchemaError(too_deep.message, rule=too_deep.rule, event_type=kind)
 
 
 def type_of(event: BaseEvent) -> str:

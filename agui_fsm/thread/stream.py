@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from agui_fsm.errors import ProtocolViolation
-from agui_fsm.events import KNOWN_TYPES, EventSchemaError, flat_delta, parse_event
+from agui_fsm.events import KNOWN_TYPES, EventSchemaError, flat_delta, parse_event, parse_known
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.run import CLIENT_CHECKS
 from agui_fsm.thread.deltas import DeltaLane
@@ -284,7 +284,7 @@ class RunStream:
         run.index += 1
         index = run.index
         try:
-            event = parse_event(raw)
+            event = parse_known(raw, raw["type"])
         except EventSchemaError as exc:
             self._schema_fault(exc, index)
             return
