@@ -114,6 +114,8 @@ class RunStream:
         self.ordinary_types = _ORDINARY_TYPES if self.client_checks is None else frozenset()
         """The wire types :meth:`_feed_ordinary` takes (none where the client checks events)."""
         validator = self.validator
+        self.checks = validator.available
+        """Whether there is a validator to check events (``validator=False``: none)."""
         self.feeds_wire = validator.wire_feed is not None
         """Whether the validator reads a wire dict's nulls (``StreamValidator.check``'s
         ``wire``): the conformance validator does, no validator and another one do not."""
@@ -288,8 +290,11 @@ class RunStream:
         except EventSchemaError as exc:
             self._schema_fault(exc, index)
             return
-        wire = raw if self.feeds_wire and _holds_null(raw) else None
-        violations = self.validator.check(event, wire)
+        if self.checks:
+            wire = raw if self.feeds_wire and _holds_null(raw) else None
+            violations = self.validator.check(event, wire)
+        else:
+            violations = ()  # what check returns without a validator
         if violations or self._task is not None or not self.expander.passes(event.type):
             self._validated(event, violations, index)
         else:
