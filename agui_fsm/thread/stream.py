@@ -116,9 +116,9 @@ class RunStream:
         validator = self.validator
         self.checks = validator.available
         """Whether there is a validator to check events (``validator=False``: none)."""
-        self.feeds_wire = validator.wire_feed is not None
-        """Whether the validator reads a wire dict's nulls (``StreamValidator.check``'s
-        ``wire``): the conformance validator does, no validator and another one do not."""
+        self.wire_feed = validator.wire_feed
+        """The conformance validator's ``feed``, which reads a wire dict's nulls
+        (``StreamValidator.check``'s ``wire``), or None (no validator, or another one)."""
         self.lane = (
             DeltaLane(run, self.expander, validator.wire_feed, validator.wire_delta)
             if validator.reads_wire and self.client_checks is None
@@ -290,9 +290,13 @@ class RunStream:
         except EventSchemaError as exc:
             self._schema_fault(exc, index)
             return
-        if self.checks:
-            wire = raw if self.feeds_wire and _holds_null(raw) else None
-            violations = self.validator.check(event, wire)
+        feed = self.wire_feed
+        if feed is not None:
+            # StreamValidator.check with this wire dict, for the conformance validator
+            found = feed(raw if _holds_null(raw) else event)
+            violations: Sequence[Any] = list(found) if found else ()
+        elif self.checks:
+            violations = self.validator.check(event, None)
         else:
             violations = ()  # what check returns without a validator
         if violations or self._task is not None or not self.expander.passes(event.type):
