@@ -164,7 +164,15 @@ class RunContext:
 
     def apply_update(self, snapshot: RunSnapshot) -> None:
         target = self.assistant_id
-        assistants = self.rt.assistants
+        rt = self.rt
+        if target is not None:
+            # update_if_present's commonest case first, as the delta lane takes it: the run's
+            # message streams on (no edge, nothing to persist), the observers are told.
+            message = rt.repo.message(target)
+            if message is not None and message.show_streaming(snapshot):
+                rt.notify_streaming()
+                return
+        assistants = rt.assistants
         if target is not None:
             resolved = assistants.update_if_present(target, snapshot)
             if resolved is not None:
@@ -277,6 +285,10 @@ class RunContext:
                 if not aggregator.continue_delta(event):
                     aggregator.handle(event)
             return
+        if kind is _TOOL_CALL_RESULT:  # what the checks below and dispatch do with one
+            if life.state != "errored":
+                self._tool_result(event)
+            return
         if kind not in _SUBSCRIBED and kind not in _ROUTED:
             # Tool-call starts and ends, message starts and ends...: what the checks below
             # and dispatch do with them.
@@ -351,12 +363,9 @@ class RunContext:
             self.life.try_take("MESSAGES_SNAPSHOT", self, event)
             return
         if kind == _TOOL_CALL_RESULT:
-            if not self.aggregator.has_tool_call(event.tool_call_id):
-                owner = rt.owner_of_tool_call(event.tool_call_id)
-                if owner is not None:
-                    rt.cross_run_tool_result(owner, event)
-                    return
-        elif kind == _ACTIVITY_SNAPSHOT:
+            self._tool_result(event)
+            return
+        if kind == _ACTIVITY_SNAPSHOT:
             content = event.content if isinstance(event.content, dict) else {}
             tool_call_id = content.get("toolCallId")
             if (
@@ -368,6 +377,17 @@ class RunContext:
                 if owner is not None:
                     rt.cross_run_activity(owner, tool_call_id, event)
                     return
+        self.aggregator.handle(event)
+
+    def _tool_result(self, event: Any) -> None:
+        """A TOOL_CALL_RESULT: to the run whose message holds its call, when another run's
+        does (a cross-run result), else to this run's aggregator."""
+        if not self.aggregator.has_tool_call(event.tool_call_id):
+            rt = self.rt
+            owner = rt.owner_of_tool_call(event.tool_call_id)
+            if owner is not None:
+                rt.cross_run_tool_result(owner, event)
+                return
         self.aggregator.handle(event)
 
     def stream_end(self) -> None:

@@ -136,3 +136,61 @@ _JSON_TEXTS = st.one_of(
 @given(text=_JSON_TEXTS)
 def test_the_aggregators_json_parse_reads_as_before(text: str) -> None:
     assert _outcome(parse_json, text) == _outcome(_decode_as_before, text)
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f"},
+        {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f", "parentMessageId": "m"},
+        {"type": "TOOL_CALL_START", "tool_call_id": "c", "toolCallName": "f", "extra": {"a": 1}},
+        {"type": "TOOL_CALL_END", "toolCallId": "c", "timestamp": 5},
+        {"type": "TOOL_CALL_RESULT", "toolCallId": "c", "messageId": "t", "content": "{}"},
+        {
+            "type": "TOOL_CALL_RESULT",
+            "toolCallId": "c",
+            "messageId": "t",
+            "content": [{"type": "text", "text": "x"}],
+        },
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    ],
+)
+def test_a_known_type_parses_as_the_union_does(wire: dict) -> None:
+    """parse_event hands a known type to its model's validator: the model the discriminated
+    union builds."""
+    parsed, strict = parse_event(wire), _STRICT.validate_python(wire)
+    assert type(parsed) is type(strict)
+    assert parsed == strict
+    assert list(parsed.__dict__) == list(strict.__dict__)
+    assert parsed.model_fields_set == strict.model_fields_set
+    assert parsed.model_extra == strict.model_extra
+
+
+@pytest.mark.parametrize(
+    ("wire", "message"),
+    [
+        (
+            {"type": "TOOL_CALL_START", "toolCallId": "c"},
+            "TOOL_CALL_START: toolCallName: Field required",
+        ),
+        (
+            {"type": "TOOL_CALL_END", "toolCallId": 3},
+            "TOOL_CALL_END: toolCallId: Input should be a valid string",
+        ),
+        (
+            {
+                "type": "TOOL_CALL_RESULT",
+                "toolCallId": "c",
+                "messageId": "t",
+                "content": "x",
+                "role": "user",
+            },
+            "TOOL_CALL_RESULT: role: Input should be 'tool'",
+        ),
+    ],
+)
+def test_a_refused_known_type_reports_the_unions_complaint(wire: dict, message: str) -> None:
+    with pytest.raises(EventSchemaError) as caught:
+        parse_event(wire)
+    assert caught.value.rule == "SCHEMA-004"
+    assert str(caught.value) == f"SCHEMA-004: {message}"
