@@ -297,9 +297,7 @@ class SyncThreadRuntime(CoreDriver):
                 core.tool_raised(command.tool_call_id, exc)
                 return
             if inspect.isawaitable(result):
-                close = getattr(result, "close", None)
-                if close is not None:
-                    close()
+                _discard(result)
                 raise UsageError(
                     f"tool {command.name!r} returned an awaitable: the synchronous runtime "
                     "calls plain functions (use ThreadRuntime for async tools)"
@@ -327,6 +325,7 @@ class SyncThreadRuntime(CoreDriver):
                         self.perform()
                 return
             if inspect.isawaitable(source) or hasattr(source, "__aiter__"):
+                _discard(source)
                 raise UsageError(
                     "the agent returned an awaitable or async iterable: the synchronous "
                     "runtime takes agents whose run() returns the events (use ThreadRuntime)"
@@ -360,6 +359,14 @@ class SyncThreadRuntime(CoreDriver):
             if self.parked.pop(run_id, None) is not None:
                 # The task reading it is cancelled; it reports the stream closed on its turn.
                 self.ready.append(("closed", run_id))
+
+
+def _discard(refused: Any) -> None:
+    """Close an awaitable the synchronous runtime refuses, so that a coroutine is not reported
+    as never awaited (an async generator that never started needs nothing)."""
+    close = getattr(refused, "close", None)
+    if close is not None:
+        close()
 
 
 def _iterate(source: Iterable[Any]) -> Iterable[Any]:

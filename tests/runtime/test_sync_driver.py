@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
@@ -123,6 +124,27 @@ def test_async_tools_and_agents_are_refused_with_the_way_out() -> None:
     with pytest.raises(UsageError, match="use ThreadRuntime"):
         rt.append("hi")
     assert rt.messages[-1].status["type"] == "incomplete" and not rt.is_running
+
+
+def test_a_refused_async_agent_has_its_coroutine_closed() -> None:
+    """Else Python reports it as never awaited when it is collected, beside the refusal."""
+
+    class AsyncAgent:
+        def __init__(self) -> None:
+            self.made: list[Any] = []
+
+        async def _events(self) -> list[dict[str, Any]]:
+            return []
+
+        def run(self, inp: dict[str, Any]) -> Any:
+            self.made.append(self._events())
+            return self.made[-1]
+
+    agent = AsyncAgent()
+    rt = SyncThreadRuntime(agent)
+    with pytest.raises(UsageError, match="use ThreadRuntime"):
+        rt.append("hi")
+    assert [inspect.getcoroutinestate(c) for c in agent.made] == ["CORO_CLOSED"]
 
 
 def _untimed(rt: Any) -> list[dict[str, Any]]:
