@@ -164,15 +164,7 @@ class RunContext:
 
     def apply_update(self, snapshot: RunSnapshot) -> None:
         target = self.assistant_id
-        rt = self.rt
-        if target is not None:
-            # update_if_present's commonest case first, as the delta lane takes it: the run's
-            # message streams on (no edge, nothing to persist), the observers are told.
-            message = rt.repo.message(target)
-            if message is not None and message.show_streaming(snapshot):
-                rt.notify_streaming()
-                return
-        assistants = rt.assistants
+        assistants = self.rt.assistants
         if target is not None:
             resolved = assistants.update_if_present(target, snapshot)
             if resolved is not None:

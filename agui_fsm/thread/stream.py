@@ -114,11 +114,9 @@ class RunStream:
         self.ordinary_types = _ORDINARY_TYPES if self.client_checks is None else frozenset()
         """The wire types :meth:`_feed_ordinary` takes (none where the client checks events)."""
         validator = self.validator
-        self.checks = validator.available
-        """Whether there is a validator to check events (``validator=False``: none)."""
-        self.wire_feed = validator.wire_feed
-        """The conformance validator's ``feed``, which reads a wire dict's nulls
-        (``StreamValidator.check``'s ``wire``), or None (no validator, or another one)."""
+        self.feeds_wire = validator.wire_feed is not None
+        """Whether the validator reads a wire dict's nulls (``StreamValidator.check``'s
+        ``wire``): the conformance validator does, no validator and another one do not."""
         self.lane = (
             DeltaLane(run, self.expander, validator.wire_feed, validator.wire_delta)
             if validator.reads_wire and self.client_checks is None
@@ -290,15 +288,8 @@ class RunStream:
         except EventSchemaError as exc:
             self._schema_fault(exc, index)
             return
-        feed = self.wire_feed
-        if feed is not None:
-            # StreamValidator.check with this wire dict, for the conformance validator
-            found = feed(raw if _holds_null(raw) else event)
-            violations: Sequence[Any] = list(found) if found else ()
-        elif self.checks:
-            violations = self.validator.check(event, None)
-        else:
-            violations = ()  # what check returns without a validator
+        wire = raw if self.feeds_wire and _holds_null(raw) else None
+        violations = self.validator.check(event, wire)
         if violations or self._task is not None or not self.expander.passes(event.type):
             self._validated(event, violations, index)
         else:
