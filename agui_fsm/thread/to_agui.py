@@ -4,7 +4,8 @@ input."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from agui_fsm.aggregator.parts import AGUI_NAMESPACE, json_stringify
@@ -16,10 +17,13 @@ from agui_fsm.thread.messages import (
 from agui_fsm.thread.wire_meta import agui_namespace, extract_text, opaque_reasoning
 
 
-def _field(message: Any, name: str, default: Any = None) -> Any:
+def _fields(message: Any) -> Callable[..., Any]:
+    """A reader of ``message``'s fields, ``(name, default=None)``, whether it is a mapping
+    or a :class:`Message` (decided once per message: a thread's export reads each message's
+    fields several times)."""
     if isinstance(message, Mapping):
-        return message.get(name, default)
-    return getattr(message, name, default)
+        return message.get
+    return partial(getattr, message)
 
 
 def _tool_call_record(part: dict[str, Any], new_id: IdFactory) -> tuple[str, dict[str, Any]]:
@@ -71,8 +75,9 @@ def _export_assistant(
     withhold_root: bool,
     subagents: bool,
 ) -> None:
-    message_id = _field(message, "id")
-    raw_content = _field(message, "content")
+    field = _fields(message)
+    message_id = field("id", None)
+    raw_content = field("content", None)
     parts = raw_content if isinstance(raw_content, list) else []
     # The parts of subagents no spawning call reaches, shown in this message, are their
     # subagents' messages with ``subagents`` (after the nested ones), this message's else.
@@ -114,10 +119,12 @@ def _export_assistant(
         for _, _, part in calls:
             _nested_calls(part, new_id, nested)
     record = {"id": message_id, "role": "assistant", "content": content}
-    if _field(message, "name"):
-        record["name"] = _field(message, "name")
-    if calls or nested:
-        record["toolCalls"] = [call for _, call, _ in (*calls, *nested)]
+    if field("name", None):
+        record["name"] = field("name", None)
+    if not calls and not nested and not strays:
+        out.append(record)
+        return
+    record["toolCalls"] = [call for _, call, _ in (*calls, *nested)]
     out.append(record)
     # A result recorded while its call's approval gate is open is no decision of the gate:
     # it waits (for a nested call always; for the message's own calls in the spec profile).
@@ -243,9 +250,10 @@ def to_agui_messages(
     ``withhold_gated``."""
     out: list[dict[str, Any]] = []
     for message in messages:
-        message_id = _field(message, "id") or new_id()
-        role = _field(message, "role")
-        metadata = _field(message, "metadata")
+        field = _fields(message)
+        message_id = field("id", None) or new_id()
+        role = field("role", None)
+        metadata = field("metadata", None)
         entries = opaque_reasoning(metadata)
         for entry in entries:
             if not entry.get("after"):
@@ -265,20 +273,20 @@ def to_agui_messages(
             record = {
                 "id": message_id,
                 "role": "tool",
-                "content": extract_text(_field(message, "content")),
-                "toolCallId": _field(message, "toolCallId") or new_id(),
+                "content": extract_text(field("content", None)),
+                "toolCallId": field("toolCallId", None) or new_id(),
             }
-            if isinstance(_field(message, "error"), str):
-                record["error"] = _field(message, "error")
+            if isinstance(field("error", None), str):
+                record["error"] = field("error", None)
             out.append(record)
         elif role == "user":
             record = {
                 "id": message_id,
                 "role": "user",
-                "content": extract_text(_field(message, "content")),
+                "content": extract_text(field("content", None)),
             }
-            if _field(message, "name"):
-                record["name"] = _field(message, "name")
+            if field("name", None):
+                record["name"] = field("name", None)
             out.append(record)
         elif role in ("system", "developer"):
             ns = agui_namespace(metadata) or {}
@@ -286,17 +294,17 @@ def to_agui_messages(
             record = {
                 "id": message_id,
                 "role": wire_role,
-                "content": extract_text(_field(message, "content")),
+                "content": extract_text(field("content", None)),
             }
-            if _field(message, "name"):
-                record["name"] = _field(message, "name")
+            if field("name", None):
+                record["name"] = field("name", None)
             out.append(record)
         elif role == "reasoning":
             out.append(
                 {
                     "id": message_id,
                     "role": "reasoning",
-                    "content": extract_text(_field(message, "content")),
+                    "content": extract_text(field("content", None)),
                 }
             )
         for entry in entries:
