@@ -28,7 +28,7 @@ class Problem:
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RunRecord:
     """One run the runtime started (0-based ``index``, in start order).
 
@@ -52,8 +52,37 @@ class RunRecord:
     tool_call_ids: frozenset[str] = frozenset()
     gate_leaks: frozenset[str] = frozenset()
 
+    def __init__(
+        self,
+        index: int,
+        state: str,
+        stream_open: bool,
+        overlapped: bool = False,
+        assistant_id: str | None = None,
+        server_id: str | None = None,
+        ids_at_start: frozenset[str] = frozenset(),
+        tool_call_ids: frozenset[str] = frozenset(),
+        gate_leaks: frozenset[str] = frozenset(),
+    ) -> None:
+        # The fields in one write (see Observation.__init__).
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "index": index,
+                "state": state,
+                "stream_open": stream_open,
+                "overlapped": overlapped,
+                "assistant_id": assistant_id,
+                "server_id": server_id,
+                "ids_at_start": ids_at_start,
+                "tool_call_ids": tool_call_ids,
+                "gate_leaks": gate_leaks,
+            },
+        )
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class Observation:
     """The runtime at one quiescent moment.
 
@@ -79,6 +108,45 @@ class Observation:
     client_results: Mapping[str, Any] = field(default_factory=dict)
     executions: tuple[tuple[str, str], ...] = ()
     """``(toolCallId, toolName)`` of every front-end tool the client ran, in order."""
+
+    def __init__(
+        self,
+        messages: tuple[dict[str, Any], ...],
+        state: Any,
+        is_running: bool,
+        run_count: int,
+        runs: tuple[RunRecord, ...] = (),
+        pending_interrupts: tuple[dict[str, Any], ...] = (),
+        status_states: Mapping[str, str] | None = None,
+        tool_states: Mapping[tuple[str, str], str] | None = None,
+        known_ids: frozenset[str] = frozenset(),
+        resume_due: bool = False,
+        model_state: Any = None,
+        client_results: Mapping[str, Any] | None = None,
+        executions: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        # The fields in one write of the instance's dict: a frozen dataclass's own __init__
+        # sets each through object.__setattr__, five times the cost, and the explorer builds
+        # an observation per step.
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "messages": messages,
+                "state": state,
+                "is_running": is_running,
+                "run_count": run_count,
+                "runs": runs,
+                "pending_interrupts": pending_interrupts,
+                "status_states": {} if status_states is None else status_states,
+                "tool_states": {} if tool_states is None else tool_states,
+                "known_ids": known_ids,
+                "resume_due": resume_due,
+                "model_state": model_state,
+                "client_results": {} if client_results is None else client_results,
+                "executions": executions,
+            },
+        )
 
     @property
     def message_ids(self) -> list[str]:
