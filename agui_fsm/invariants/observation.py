@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from agui_fsm.aggregator.tool_tree import iter_tool_call_parts
@@ -165,7 +166,11 @@ class Observation:
                 return m
         return None
 
-    @property
+    # Worked out on first reading and kept (functools.cached_property): an observation never
+    # changes, and the explorer checks every letter stepped from a state against the one
+    # observation it started from.
+
+    @cached_property
     def interrupt_gate(self) -> bool:
         """The last assistant message requires action for an interrupt."""
         last = self.last_assistant
@@ -176,20 +181,24 @@ class Observation:
             and bool(last.get("interrupts"))
         )
 
-    @property
+    @cached_property
     def active_run(self) -> RunRecord | None:
         open_runs = [r for r in self.runs if r.stream_open]
         return open_runs[-1] if open_runs else None
 
+    @cached_property
+    def tool_calls(self) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """``(message id, part)`` for every tool-call part, in thread order (a call nested
+        in a subagent's message is the top-level message's, after the call it is nested
+        on)."""
+        return tuple(
+            [(m["id"], p) for m in self.messages for p in iter_tool_call_parts(m["content"])]
+        )
+
     def tool_parts(self, tool_call_id: str) -> list[tuple[str, dict[str, Any]]]:
         """``(message id, part)`` for every tool-call part with this id, in thread order
         (a call nested in a subagent's message is the top-level message's)."""
-        return [
-            (m["id"], p)
-            for m in self.messages
-            for p in iter_tool_call_parts(m["content"])
-            if p.get("toolCallId") == tool_call_id
-        ]
+        return [(m, p) for m, p in self.tool_calls if p.get("toolCallId") == tool_call_id]
 
 
 @dataclass(frozen=True)
