@@ -137,6 +137,7 @@ def fingerprint(
     tested: paths the search merges have the same observed future, letter by letter
     (tests/test_explore_states.py).
     """
+    core = runtime.core
     active = None
     if stream is not None and stream.view is not None:
         view = stream.view
@@ -149,10 +150,13 @@ def fingerprint(
             view.server_message_id,
             view.part_states(),
         ]
+    tracker = core.tool_tracker
+    tool_states = obs.tool_states
+    interrupt_states = core.interrupt_states
     observed = [
         list(obs.messages),
         sorted(obs.status_states.items()),
-        sorted(f"{k}:{v}" for k, v in obs.tool_states.items()),
+        sorted([f"{k}:{v}" for k, v in tool_states.items()]) if tool_states else [],
         obs.state,
         obs.is_running,
         list(obs.pending_interrupts),
@@ -160,26 +164,26 @@ def fingerprint(
         active,
         obs.model_state,
         sorted(obs.client_results.items()),
-        runtime.agent_interrupts,
-        sorted(f"{k}:{v}" for k, v in runtime.interrupt_states.items()),
+        core.agent_interrupts,
+        sorted([f"{k}:{v}" for k, v in interrupt_states.items()]) if interrupt_states else [],
         list(obs.executions),
         # The tracker's calls of tool "fe" (calls of "f" are inert: never run).
-        sorted(item for item in runtime.tool_tracker.states().items() if item[1] != "unowned")
-        if runtime.tool_tracker is not None
+        sorted([item for item in tracker.states().items() if item[1] != "unowned"])
+        if tracker is not None
         else [],
     ]
     data: list[Any] = [observed]
     if waiting is not None:
         visible = {m["id"] for m in obs.messages}
-        stored = runtime.core.repo
+        stored = core.repo
         branches = (
-            [item for item in runtime.export()[1] if item.message.id not in visible]
+            [item for item in stored.export()[1] if item.message.id not in visible]
             if sum(map(stored.has, visible)) < len(stored)  # a stored message not shown
             else []
         )
         data.append(
             [
-                [_untimed(m.metadata) for m in runtime.messages],
+                [_untimed(m.metadata) for m in stored.messages()],
                 [_exported(item.message, item.parent_id) for item in branches],
                 waiting,
                 _overwritten(stream.events) if active is not None and stream else [],
@@ -226,6 +230,8 @@ def _exported(message: Any, parent_id: str | None) -> list[Any]:
 def _untimed(metadata: dict[str, Any]) -> dict[str, Any]:
     """A message's metadata without its stream timing (wall-clock figures); encoded at
     once, so not copied."""
+    if "timing" not in metadata:
+        return metadata
     return {k: v for k, v in metadata.items() if k != "timing"}
 
 
