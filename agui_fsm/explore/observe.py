@@ -175,15 +175,16 @@ def fingerprint(
     data: list[Any] = [observed]
     if waiting is not None:
         visible = {m["id"] for m in obs.messages}
-        stored = core.repo
+        repo = core.repo
+        stored = repo.messages_by_id()
         branches = (
-            [item for item in stored.export()[1] if item.message.id not in visible]
-            if sum(map(stored.has, visible)) < len(stored)  # a stored message not shown
+            [item for item in repo.export()[1] if item.message.id not in visible]
+            if len(stored.keys() & visible) < len(stored)  # a stored message not shown
             else []
         )
         data.append(
             [
-                [_untimed(m.metadata) for m in stored.messages()],
+                [_untimed(m.metadata) for m in repo.messages()],
                 [_exported(item.message, item.parent_id) for item in branches],
                 waiting,
                 _overwritten(stream.events) if active is not None and stream else [],
@@ -232,7 +233,9 @@ def _untimed(metadata: dict[str, Any]) -> dict[str, Any]:
     once, so not copied."""
     if "timing" not in metadata:
         return metadata
-    return {k: v for k, v in metadata.items() if k != "timing"}
+    untimed = dict(metadata)
+    del untimed["timing"]
+    return untimed
 
 
 def digest(fingerprint_text: bytes) -> bytes:
