@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from agui_fsm.aggregator.tool_tree import iter_tool_call_parts
@@ -27,6 +26,25 @@ class InvariantViolation(AguiFsmError):
 class Problem:
     invariant: str
     message: str
+
+
+class _derived:
+    """A property of a record worked out on first reading and kept in the instance's dict
+    (which then answers every later reading): a record never changes, and the explorer
+    checks every letter stepped from a state against the one observation it started from.
+    functools.cached_property does the same behind a lock (Python 3.11), which costs more
+    than most of what it would keep."""
+
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __get__(self, record: Any, owner: type | None = None) -> Any:
+        if record is None:
+            return self
+        value = record.__dict__[self.name] = self.compute(record)
+        return value
 
 
 @dataclass(frozen=True, init=False)
@@ -166,11 +184,7 @@ class Observation:
                 return m
         return None
 
-    # Worked out on first reading and kept (functools.cached_property): an observation never
-    # changes, and the explorer checks every letter stepped from a state against the one
-    # observation it started from.
-
-    @cached_property
+    @_derived
     def interrupt_gate(self) -> bool:
         """The last assistant message requires action for an interrupt."""
         last = self.last_assistant
@@ -181,12 +195,12 @@ class Observation:
             and bool(last.get("interrupts"))
         )
 
-    @cached_property
+    @_derived
     def active_run(self) -> RunRecord | None:
         open_runs = [r for r in self.runs if r.stream_open]
         return open_runs[-1] if open_runs else None
 
-    @cached_property
+    @_derived
     def tool_calls(self) -> tuple[tuple[str, dict[str, Any]], ...]:
         """``(message id, part)`` for every tool-call part, in thread order (a call nested
         in a subagent's message is the top-level message's, after the call it is nested
