@@ -29,11 +29,11 @@ class Problem:
 
 
 class _derived:
-    """A property of a record worked out on first reading and kept in the instance's dict
-    (which then answers every later reading): a record never changes, and the explorer
-    checks every letter stepped from a state against the one observation it started from.
-    functools.cached_property does the same behind a lock (Python 3.11), which costs more
-    than most of what it would keep."""
+    """A property of a record worked out on its first reading and kept in the instance's
+    dict, which answers every later reading: a record never changes, and the explorer checks
+    every letter stepped from a state against the one observation it started from.
+    (functools.cached_property takes a lock for each first reading in Python 3.11, which
+    costs more than most of these take to work out.)"""
 
     def __init__(self, compute: Callable[[Any], Any]) -> None:
         self.compute = compute
