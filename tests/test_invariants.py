@@ -26,9 +26,12 @@ from agui_fsm.invariants import (
     Observation,
     RunRecord,
     Step,
+    apply_patch,
     assert_step,
     check_step,
     client_tool_results_kept,
+    interrupts_not_abandoned_by_internal_errors,
+    nested_tool_calls_kept,
     next_model_state,
     no_advance_past_interrupt,
     no_overlapping_runs,
@@ -256,6 +259,50 @@ def test_8_the_runtime_errors_a_run_only_where_the_validator_does() -> None:
     assert validator_agrees(before, after, flagged) == []
     run_error = replace(event, name="RUN_ERROR")
     assert validator_agrees(before, after, run_error) == []
+
+
+# -- what the checks work out once or skip ---------------------------------------------------
+
+NESTED = tool(messages=[{"id": "s1", "role": "assistant", "content": [tool("tc2")]}])
+
+
+def test_an_observation_works_out_what_it_yields_once_per_record() -> None:
+    shown = obs([USER, assistant(content=[NESTED])], runs=[run(assistant_id="a1")])
+    assert [(m, p["toolCallId"]) for m, p in shown.tool_calls] == [("a1", "tc1"), ("a1", "tc2")]
+    assert shown.tool_calls is shown.tool_calls
+    assert shown.active_run is shown.runs[0]
+    assert shown.tool_parts("tc2") == [shown.tool_calls[1]]
+    settled = replace(shown, messages=(USER,), runs=(run(state="finished", open_=False),))
+    assert settled.tool_calls == ()
+    assert settled.active_run is None
+
+
+def test_a_patch_is_applied_once_for_the_model_and_invariant_6() -> None:
+    document = {"n": 0}
+    add = [{"op": "add", "path": "/m", "value": 1}]
+    patched = apply_patch(document, add)
+    assert patched == ({"n": 0, "m": 1}, True)
+    assert apply_patch(document, add) is patched
+    assert apply_patch(document, [{"op": "remove", "path": "/nope"}]) == (document, False)
+    assert apply_patch({"n": 0}, add) == patched
+    assert document == {"n": 0}
+
+
+def test_the_checks_skip_only_steps_they_cannot_fail() -> None:
+    before = obs(runs=[run()], state={"n": 0}, model={"n": 0})
+    failing = Step("event", "STATE_DELTA", {"delta": [{"op": "remove", "path": "/nope"}]}, run=0)
+    assert state_follows_snapshots_and_deltas(before, before, failing) == []
+    end = Step("stream", "stream_end")
+    assert interrupts_not_abandoned_by_internal_errors(obs(), obs(), end) == []
+    pending = obs([USER, INTERRUPTED], pending_interrupts=({"id": "int1"},))
+    assert "abandoned" in interrupts_not_abandoned_by_internal_errors(pending, obs(), end)[0]
+    shown = obs([USER, assistant(content=[NESTED])])
+    flat = obs([USER, assistant(content=[tool()])])
+    text = Step("event", "TEXT_MESSAGE_CONTENT", {"delta": "x"}, run=0)
+    assert nested_tool_calls_kept(flat, flat, text) == []
+    assert nested_tool_calls_kept(flat, shown, text) == []
+    assert "lost the nested tool call tc2" in nested_tool_calls_kept(shown, flat, text)[0]
+    assert tool_calls_end_resolved_or_pending(flat, flat, Step("action", "x")) == []
 
 
 # -- the rule set comes from the tables ------------------------------------------------------

@@ -168,7 +168,8 @@ class Harness:
         run closes is the run's, in the thread, but for the error it raises to its caller,
         which no observation shows.)"""
         core = self.runtime.core
-        queued = [[op.kind, op.step, copy_json(_payload(op))] for op in core.runs.queue]
+        queue = core.runs.queue
+        queued = [[op.kind, op.step, copy_json(_payload(op))] for op in queue] if queue else []
         return [queued, core.is_loading]
 
     # -- stepping -------------------------------------------------------------------------

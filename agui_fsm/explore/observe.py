@@ -32,64 +32,75 @@ def observe_runtime(
 ) -> Observation:
     """The runtime's thread, machine states and runs (one record per stream), with the
     observer's own model."""
-    messages, status_states, tool_states = [], {}, {}
-    thread = rt.messages
-    for m, content in zip(thread, _untimed_contents(thread), strict=True):
+    core = rt.core
+    thread = core.repo.messages()  # the repository's own list of the path: only read here
+    contents, encoded = _untimed_contents(thread)
+    # No part of any message is a tool call: none to look for message by message.
+    tool_calls = encoded is None or b'"type":"tool-call"' in encoded
+    messages, ids, status_states, tool_states = [], [], {}, {}
+    for m, content in zip(thread, contents, strict=True):
         meta = m.metadata
+        message_id = m.id
         entry: dict[str, Any] = {
-            "id": m.id,
+            "id": message_id,
             "role": m.role,
             "content": content,
-            "optimistic": bool(meta.get("isOptimistic")) or is_optimistic_id(m.id),
+            "optimistic": bool(meta.get("isOptimistic")) or is_optimistic_id(message_id),
         }
         if m.role == "assistant":
-            entry["status"] = dict(m.status) if m.status is not None else None
-            status_states[m.id] = m.status_state
-            for part in iter_tool_call_parts(entry["content"]):
-                life = m.tool_life(part["toolCallId"])
-                if life is not None:
-                    tool_states[(m.id, part["toolCallId"])] = life.state
-        interrupts = ((meta.get("custom") or {}).get("agui") or {}).get("interrupts")
+            status = m.status
+            entry["status"] = dict(status) if status is not None else None
+            status_states[message_id] = m.status_state
+            if tool_calls:
+                for part in iter_tool_call_parts(content):
+                    life = m.tool_life(part["toolCallId"])
+                    if life is not None:
+                        tool_states[(message_id, part["toolCallId"])] = life.state
+        custom = meta.get("custom")
+        interrupts = custom and (custom.get("agui") or {}).get("interrupts")
         if interrupts:
             entry["interrupts"] = copy_json(interrupts)
         messages.append(entry)
+        ids.append(message_id)
     parked = rt.parked
-    runs = tuple(s.record(s.run_id in parked) for s in streams)
-    repo = rt.core.repo
-    known = {m["id"] for m in messages}
-    known.update(r.server_id for r in runs if r.server_id and repo.has(r.server_id))
+    runs = tuple([s.record(s.run_id in parked) for s in streams])
+    known = set(ids)
+    repo = core.repo
+    known.update([r.server_id for r in runs if r.server_id and repo.has(r.server_id)])
+    pending = core.pending_interrupts
+    tracker = core.tool_tracker
     return Observation(
-        messages=tuple(messages),
-        state=copy_json(rt.state),
-        is_running=rt.is_running,
-        run_count=rt.run_count,
-        runs=runs,
-        pending_interrupts=tuple(copy_json(i) for i in rt.pending_interrupts),
-        status_states=status_states,
-        tool_states=tool_states,
-        known_ids=frozenset(known),
-        resume_due=rt.resume_due,
-        model_state=model_state,
-        client_results=client_results,
-        executions=tuple(
-            (e.tool_call_id, e.tool_name)
-            for e in (rt.tool_tracker.executions if rt.tool_tracker else ())
-        ),
+        tuple(messages),
+        copy_json(core.state),
+        core.is_running,
+        core.run_count,
+        runs,
+        tuple([copy_json(i) for i in pending]) if pending else (),
+        status_states,
+        tool_states,
+        frozenset(known),
+        core.resume_due,
+        model_state,
+        client_results,
+        tuple([(e.tool_call_id, e.tool_name) for e in tracker.executions])
+        if tracker is not None
+        else (),
     )
 
 
-def _untimed_contents(thread: Sequence[Any]) -> list[Any]:
+def _untimed_contents(thread: Sequence[Any]) -> tuple[list[Any], bytes | None]:
     """A copy of each message's content without the createdAt of nested messages (the wall
-    clock: two paths to one state differ). All of them in one C round trip when they are all
-    JSON, and not looked through when no createdAt is there."""
+    clock: two paths to one state differ), with the contents' JSON when they are all JSON.
+    All of them in one C round trip then, and not looked through when no createdAt is
+    there."""
     try:
         encoded = orjson.dumps([m.content for m in thread])
     except (TypeError, orjson.JSONEncodeError):
-        return [untimed_content(copy_json(m.content)) for m in thread]
+        return [untimed_content(copy_json(m.content)) for m in thread], None
     contents = orjson.loads(encoded)
     if b'"createdAt"' in encoded:
-        return [untimed_content(content) for content in contents]
-    return contents
+        return [untimed_content(content) for content in contents], encoded
+    return contents, encoded
 
 
 def fingerprint(
@@ -126,6 +137,7 @@ def fingerprint(
     tested: paths the search merges have the same observed future, letter by letter
     (tests/test_explore_states.py).
     """
+    core = runtime.core
     active = None
     if stream is not None and stream.view is not None:
         view = stream.view
@@ -138,10 +150,13 @@ def fingerprint(
             view.server_message_id,
             view.part_states(),
         ]
+    tracker = core.tool_tracker
+    tool_states = obs.tool_states
+    interrupt_states = core.interrupt_states
     observed = [
         list(obs.messages),
         sorted(obs.status_states.items()),
-        sorted(f"{k}:{v}" for k, v in obs.tool_states.items()),
+        sorted([f"{k}:{v}" for k, v in tool_states.items()]) if tool_states else [],
         obs.state,
         obs.is_running,
         list(obs.pending_interrupts),
@@ -149,26 +164,27 @@ def fingerprint(
         active,
         obs.model_state,
         sorted(obs.client_results.items()),
-        runtime.agent_interrupts,
-        sorted(f"{k}:{v}" for k, v in runtime.interrupt_states.items()),
+        core.agent_interrupts,
+        sorted([f"{k}:{v}" for k, v in interrupt_states.items()]) if interrupt_states else [],
         list(obs.executions),
         # The tracker's calls of tool "fe" (calls of "f" are inert: never run).
-        sorted(item for item in runtime.tool_tracker.states().items() if item[1] != "unowned")
-        if runtime.tool_tracker is not None
+        sorted([item for item in tracker.states().items() if item[1] != "unowned"])
+        if tracker is not None
         else [],
     ]
     data: list[Any] = [observed]
     if waiting is not None:
         visible = {m["id"] for m in obs.messages}
-        stored = runtime.core.repo
+        repo = core.repo
+        stored = repo.messages_by_id()
         branches = (
-            [item for item in runtime.export()[1] if item.message.id not in visible]
-            if sum(map(stored.has, visible)) < len(stored)  # a stored message not shown
+            [item for item in repo.export()[1] if item.message.id not in visible]
+            if len(stored.keys() & visible) < len(stored)  # a stored message not shown
             else []
         )
         data.append(
             [
-                [_untimed(m.metadata) for m in runtime.messages],
+                [_untimed(m.metadata) for m in repo.messages()],
                 [_exported(item.message, item.parent_id) for item in branches],
                 waiting,
                 _overwritten(stream.events) if active is not None and stream else [],
@@ -215,7 +231,11 @@ def _exported(message: Any, parent_id: str | None) -> list[Any]:
 def _untimed(metadata: dict[str, Any]) -> dict[str, Any]:
     """A message's metadata without its stream timing (wall-clock figures); encoded at
     once, so not copied."""
-    return {k: v for k, v in metadata.items() if k != "timing"}
+    if "timing" not in metadata:
+        return metadata
+    untimed = dict(metadata)
+    del untimed["timing"]
+    return untimed
 
 
 def digest(fingerprint_text: bytes) -> bytes:

@@ -57,7 +57,12 @@ def interrupts_not_abandoned_by_internal_errors(
         for part in message.get("content", ())
         if _is_parse_error(part)
     ]
-    if step.kind == "event" or step.name == "agent_error" or step.name in _USER_ACTIONS:
+    if (
+        not before.pending_interrupts
+        or step.kind == "event"
+        or step.name == "agent_error"
+        or step.name in _USER_ACTIONS
+    ):
         return problems
     still = {i.get("id") for i in after.pending_interrupts}
     problems += [

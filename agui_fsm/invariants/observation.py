@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,26 @@ class Problem:
     message: str
 
 
-@dataclass(frozen=True)
+class _derived:
+    """A property of a record worked out on its first reading and kept in the instance's
+    dict, which answers every later reading: a record never changes, and the explorer checks
+    every letter stepped from a state against the one observation it started from.
+    (functools.cached_property takes a lock for each first reading in Python 3.11, which
+    costs more than most of these take to work out.)"""
+
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __get__(self, record: Any, owner: type | None = None) -> Any:
+        if record is None:
+            return self
+        value = record.__dict__[self.name] = self.compute(record)
+        return value
+
+
+@dataclass(frozen=True, init=False)
 class RunRecord:
     """One run the runtime started (0-based ``index``, in start order).
 
@@ -52,8 +71,37 @@ class RunRecord:
     tool_call_ids: frozenset[str] = frozenset()
     gate_leaks: frozenset[str] = frozenset()
 
+    def __init__(
+        self,
+        index: int,
+        state: str,
+        stream_open: bool,
+        overlapped: bool = False,
+        assistant_id: str | None = None,
+        server_id: str | None = None,
+        ids_at_start: frozenset[str] = frozenset(),
+        tool_call_ids: frozenset[str] = frozenset(),
+        gate_leaks: frozenset[str] = frozenset(),
+    ) -> None:
+        # The fields in one write (see Observation.__init__).
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "index": index,
+                "state": state,
+                "stream_open": stream_open,
+                "overlapped": overlapped,
+                "assistant_id": assistant_id,
+                "server_id": server_id,
+                "ids_at_start": ids_at_start,
+                "tool_call_ids": tool_call_ids,
+                "gate_leaks": gate_leaks,
+            },
+        )
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class Observation:
     """The runtime at one quiescent moment.
 
@@ -80,6 +128,45 @@ class Observation:
     executions: tuple[tuple[str, str], ...] = ()
     """``(toolCallId, toolName)`` of every front-end tool the client ran, in order."""
 
+    def __init__(
+        self,
+        messages: tuple[dict[str, Any], ...],
+        state: Any,
+        is_running: bool,
+        run_count: int,
+        runs: tuple[RunRecord, ...] = (),
+        pending_interrupts: tuple[dict[str, Any], ...] = (),
+        status_states: Mapping[str, str] | None = None,
+        tool_states: Mapping[tuple[str, str], str] | None = None,
+        known_ids: frozenset[str] = frozenset(),
+        resume_due: bool = False,
+        model_state: Any = None,
+        client_results: Mapping[str, Any] | None = None,
+        executions: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        # The fields in one write of the instance's dict: a frozen dataclass's own __init__
+        # sets each through object.__setattr__, five times the cost, and the explorer builds
+        # an observation per step.
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "messages": messages,
+                "state": state,
+                "is_running": is_running,
+                "run_count": run_count,
+                "runs": runs,
+                "pending_interrupts": pending_interrupts,
+                "status_states": {} if status_states is None else status_states,
+                "tool_states": {} if tool_states is None else tool_states,
+                "known_ids": known_ids,
+                "resume_due": resume_due,
+                "model_state": model_state,
+                "client_results": {} if client_results is None else client_results,
+                "executions": executions,
+            },
+        )
+
     @property
     def message_ids(self) -> list[str]:
         return [m["id"] for m in self.messages]
@@ -97,7 +184,7 @@ class Observation:
                 return m
         return None
 
-    @property
+    @_derived
     def interrupt_gate(self) -> bool:
         """The last assistant message requires action for an interrupt."""
         last = self.last_assistant
@@ -108,20 +195,24 @@ class Observation:
             and bool(last.get("interrupts"))
         )
 
-    @property
+    @_derived
     def active_run(self) -> RunRecord | None:
         open_runs = [r for r in self.runs if r.stream_open]
         return open_runs[-1] if open_runs else None
 
+    @_derived
+    def tool_calls(self) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """``(message id, part)`` for every tool-call part, in thread order (a call nested
+        in a subagent's message is the top-level message's, after the call it is nested
+        on)."""
+        return tuple(
+            [(m["id"], p) for m in self.messages for p in iter_tool_call_parts(m["content"])]
+        )
+
     def tool_parts(self, tool_call_id: str) -> list[tuple[str, dict[str, Any]]]:
         """``(message id, part)`` for every tool-call part with this id, in thread order
         (a call nested in a subagent's message is the top-level message's)."""
-        return [
-            (m["id"], p)
-            for m in self.messages
-            for p in iter_tool_call_parts(m["content"])
-            if p.get("toolCallId") == tool_call_id
-        ]
+        return [(m, p) for m, p in self.tool_calls if p.get("toolCallId") == tool_call_id]
 
 
 @dataclass(frozen=True)

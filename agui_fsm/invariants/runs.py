@@ -20,22 +20,22 @@ def no_overlapping_runs(before: Observation, after: Observation, step: Step) -> 
     if len(open_runs) > 1:
         problems.append(f"runs {open_runs} are active at once")
     for run in after.runs:
-        earlier = run_at(before, run.index)
-        if run.overlapped and not (earlier is not None and earlier.overlapped):
-            problems.append(f"run {run.index} started while an earlier run's stream was open")
+        if run.overlapped:
+            earlier = run_at(before, run.index)
+            if not (earlier is not None and earlier.overlapped):
+                problems.append(f"run {run.index} started while an earlier run's stream was open")
         if run.state in LIVE_RUN_STATES and not run.stream_open:
             problems.append(f"run {run.index} is {run.state} but its stream has returned")
     if after.is_running != bool(open_runs):
         problems.append(f"is_running is {after.is_running} with open streams {open_runs}")
     if after.resume_due and not after.is_running:
         problems.append("a resume is due but no run is active to start it")
-    closing = before.active_run
-    if (
-        before.resume_due
-        and step.kind == "stream"
-        and step.name == "stream_end"
-        and closing is not None
-    ):
+    closing = (
+        before.active_run
+        if before.resume_due and step.kind == "stream" and step.name == "stream_end"
+        else None
+    )
+    if closing is not None:
         closed = run_at(after, closing.index)
         # An error drops the resume; an interrupt raised after it became due blocks it (2).
         blocked = closed is None or closed.state == "errored" or after.interrupt_gate

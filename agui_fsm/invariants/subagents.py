@@ -34,6 +34,8 @@ def nested_tool_calls_kept(before: Observation, after: Observation, step: Step) 
         step.kind == "action" or event_delivered(before, after, step)
     ):
         return []
+    if not any(isinstance(part.get("messages"), list) for _, part in before.tool_calls):
+        return []  # no subagent message (most threads): no nested call to lose
     problems = []
     for message in before.messages:
         if message.get("role") != "assistant":

@@ -39,44 +39,39 @@ def client_tool_results_kept(before: Observation, after: Observation, step: Step
     delivered = event_delivered(before, after, step)
     replaced = step.kind == "event" and delivered and step.name == "MESSAGES_SNAPSHOT"
     if not replaced and step.name != "load_history":
-        for message in before.messages:
-            for part in iter_tool_call_parts(message["content"]):
-                if "result" not in part:
-                    continue
-                tool_call_id = part["toolCallId"]
-                overwritten = (
-                    delivered
-                    and step.name in _RESULT_WRITERS
-                    and step.payload.get("toolCallId") in (tool_call_id, None)
-                ) or (
-                    step.kind == "action"
-                    and step.name == "add_tool_result"
-                    and step.payload.get("toolCallId") == tool_call_id
+        for message_id, part in before.tool_calls:
+            if "result" not in part:
+                continue
+            tool_call_id = part["toolCallId"]
+            overwritten = (
+                delivered
+                and step.name in _RESULT_WRITERS
+                and step.payload.get("toolCallId") in (tool_call_id, None)
+            ) or (
+                step.kind == "action"
+                and step.name == "add_tool_result"
+                and step.payload.get("toolCallId") == tool_call_id
+            )
+            now = after.message(message_id)
+            if now is None or overwritten:
+                continue
+            parts = [
+                p
+                for p in iter_tool_call_parts(now["content"])
+                if p.get("toolCallId") == tool_call_id
+            ]
+            if not parts:
+                continue
+            client = before.client_results.get(tool_call_id, _MISSING)
+            if "result" not in parts[0]:
+                problems.append(f"{message_id}/{tool_call_id} lost its result {part['result']!r}")
+            elif (
+                client is not _MISSING and part["result"] == client and parts[0]["result"] != client
+            ):
+                problems.append(
+                    f"{message_id}/{tool_call_id}: the client's result "
+                    f"{client!r} became {parts[0]['result']!r}"
                 )
-                now = after.message(message["id"])
-                if now is None or overwritten:
-                    continue
-                parts = [
-                    p
-                    for p in iter_tool_call_parts(now["content"])
-                    if p.get("toolCallId") == tool_call_id
-                ]
-                if not parts:
-                    continue
-                client = before.client_results.get(tool_call_id, _MISSING)
-                if "result" not in parts[0]:
-                    problems.append(
-                        f"{message['id']}/{tool_call_id} lost its result {part['result']!r}"
-                    )
-                elif (
-                    client is not _MISSING
-                    and part["result"] == client
-                    and parts[0]["result"] != client
-                ):
-                    problems.append(
-                        f"{message['id']}/{tool_call_id}: the client's result "
-                        f"{client!r} became {parts[0]['result']!r}"
-                    )
     run = run_at(before, step.run)
     if (
         delivered
@@ -127,8 +122,8 @@ def unique_message_ids(before: Observation, after: Observation, step: Step) -> l
     the server id is known."""
     problems = []
     ids = after.message_ids
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
+    if len(set(ids)) < len(ids):
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
         problems.append(f"message ids {duplicates} appear more than once in the thread")
     for message in after.messages:
         if message.get("optimistic") and (message.get("status") or {}).get("type") != "running":
@@ -158,12 +153,15 @@ def tool_calls_end_resolved_or_pending(
     """Every tool call ends resolved (result, error or cancelled) or pending by design
     (awaiting a front-end result, approval or interrupt), never half-way through its
     arguments after its run settled."""
+    half_way = [item for item in after.tool_states.items() if item[1] in HALF_WAY_TOOL_STATES]
+    if not half_way:
+        return []
     run = after.active_run
     in_progress = set()
     if run is not None:
         in_progress = set(after.message_ids) - run.ids_at_start | {run.assistant_id}
     return [
         f"tool call {tool_call_id} of {message_id} is {state!r} after its run settled"
-        for (message_id, tool_call_id), state in sorted(after.tool_states.items())
-        if state in HALF_WAY_TOOL_STATES and message_id not in in_progress
+        for (message_id, tool_call_id), state in sorted(half_way)
+        if message_id not in in_progress
     ]
