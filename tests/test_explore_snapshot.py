@@ -112,3 +112,22 @@ def test_objects_of_slots_only_are_saved_slot_by_slot() -> None:
     assert root.left is left and left.value is inner and inner == [1]
     assert root.right == "atom"
     assert snapshot.size == 4  # the root list, the two objects and the value list
+
+
+def test_dicts_come_back_with_their_keys_in_order() -> None:
+    taken_back = {"a": 1, "b": 2, "c": 3}  # a key taken out and put back goes to the end
+    taken_out = {1: "x", 2: "y"}  # a key taken out only: writing it back puts it last
+    grown = {"k": [1]}
+    root = Plain()
+    root.table = {"taken_back": taken_back, "taken_out": taken_out, "grown": grown}
+    snapshot = Snapshot(root)
+    taken_back["a"] = taken_back.pop("a")
+    del taken_out[1]
+    grown["new"] = 0
+    root.items = [5]
+    snapshot.restore()
+    assert list(taken_back.items()) == [("a", 1), ("b", 2), ("c", 3)]
+    assert list(taken_out.items()) == [(1, "x"), (2, "y")]
+    assert grown == {"k": [1]}
+    assert list(vars(root)) == ["items", "table", "tags", "queue", "child"]
+    assert root.items == [1, 2]

@@ -150,10 +150,13 @@ class _Contents:
         "plain_lists",
         "sets",
         "slots",
+        "tables",
     )
 
     def __init__(self) -> None:
-        self.dicts: list[tuple[dict, dict]] = []  # (a dict or an object's __dict__, items)
+        self.dicts: list[tuple[dict, dict]] = []  # (an object's __dict__, items)
+        # Dicts that are not an object's attributes (and a dict's contents): (dict, items).
+        self.tables: list[tuple[dict, dict]] = []
         self.lists: list[tuple[list, slice, list]] = []  # (list, [:], items)
         # Lists of the type list itself: written by operator.setitem, twice as fast as the
         # method (which a subclass may override).
@@ -192,9 +195,14 @@ class Snapshot:
             attributes.clear()
             attributes.update(items)
             attributes.update(current)
-        # Writing the saved items over a dict puts back every key it had; a dict with keys
-        # added since (rare) is cleared first. Clearing every dict would cost more: an
-        # instance's __dict__ shares its keys with its class's, and loses that when cleared.
+        # A dict is cleared and written again, which puts its keys back in their order (a
+        # key taken out since and put back stands last). An object's attributes are not: its
+        # __dict__ shares its keys with its class's, and loses that when cleared. Writing the
+        # saved items over it puts back every attribute where it stood (nothing in the
+        # package deletes an attribute); one with attributes added since is cleared first.
+        tables = saved.tables
+        _drain(map(dict.clear, map(_first, tables)))
+        _drain(starmap(dict.update, tables))
         dicts = saved.dicts
         _drain(starmap(dict.update, dicts))
         if sum(map(len, map(_first, dicts))) != self.dict_items:
@@ -238,7 +246,7 @@ def _walk(
     atoms = _ATOMS
     kinds = _KINDS
     push, pop = stack.append, stack.pop
-    dicts, sets = saved.dicts, saved.sets
+    dicts, tables, sets = saved.dicts, saved.tables, saved.sets
     getters = _GETTERS
 
     def extend(values: Iterable[Any]) -> None:
@@ -278,7 +286,7 @@ def _walk(
             stack += slot_values
         elif kind == _DICT:
             if cls is dict:
-                dicts.append((obj, obj.copy()))
+                tables.append((obj, obj.copy()))
                 stack += obj.values()
                 stack += obj
             else:
@@ -322,7 +330,7 @@ def _instance(
         saved.deques.append((obj, list(obj)))
         extend(obj)
     elif isinstance(obj, dict):
-        saved.dicts.append((obj, obj.copy()))
+        saved.tables.append((obj, obj.copy()))
         extend(obj.values())
         extend(obj)
     elif isinstance(obj, list):
