@@ -120,6 +120,22 @@ class RunAggregator:
     ``profile`` picks the behaviour profile's machines (``spec`` or ``reference``).
     """
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "_emit_cb",
+        "_on_server_message_id",
+        "_on_text_message_start",
+        "_status_machine",
+        "apps",
+        "clock",
+        "machines",
+        "profile",
+        "reasoning",
+        "show_thinking",
+        "timing",
+        "tools",
+    )
+
     # Built at construction, never written after (agui_fsm.explore.snapshot leaves it out).
     __snapshot_static__ = ("_handlers",)
 
