@@ -258,3 +258,15 @@ def test_fixed_names_are_set_only_by_their_classes_init() -> None:
         if name in declared and (cls is None or (name in fixed(cls) and method != "__init__"))
     ]
     assert wrong == []
+
+
+def test_containers_that_held_nothing_are_emptied_again() -> None:
+    table, items, tags = {}, [], set()
+    root = {"table": table, "items": items, "tags": tags, "full": [table]}
+    snapshot = Snapshot(root)
+    table["k"] = [1]
+    items.append(table)
+    tags.add("x")
+    snapshot.restore()
+    assert root == {"table": {}, "items": [], "tags": set(), "full": [{}]}
+    assert root["table"] is table and root["items"] is items and root["tags"] is tags

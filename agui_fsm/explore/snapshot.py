@@ -170,6 +170,9 @@ class _Contents:
     """What a walk saved, by kind, laid out for restores that loop in C."""
 
     __slots__ = (
+        "bare_dicts",
+        "bare_lists",
+        "bare_sets",
         "cells",
         "deques",
         "dicts",
@@ -189,6 +192,11 @@ class _Contents:
         self.partial: dict[int, frozenset[str]] = {}
         # Dicts that are not an object's attributes (and a dict's contents): (dict, items).
         self.tables: list[tuple[dict, dict]] = []
+        # Dicts, lists (the type list itself) and sets that held nothing: a restore clears
+        # them, and writes nothing into them.
+        self.bare_dicts: list[dict] = []
+        self.bare_lists: list[list] = []
+        self.bare_sets: list[set] = []
         self.lists: list[tuple[list, slice, list]] = []  # (list, [:], items)
         # Lists of the type list itself: written by operator.setitem, twice as fast as the
         # method (which a subclass may override).
@@ -226,6 +234,7 @@ class Snapshot:
         # saved items over it puts back every attribute where it stood (nothing in the
         # package deletes an attribute); the attributes added since are then taken out.
         tables = saved.tables
+        _drain(map(dict.clear, saved.bare_dicts))
         _drain(map(dict.clear, map(_first, tables)))
         _drain(starmap(dict.update, tables))
         dicts = saved.dicts
@@ -236,8 +245,10 @@ class Snapshot:
                 left = saved.partial.get(id(obj), ())
                 for name in [k for k in obj if k not in items and k not in left]:
                     del obj[name]
+        _drain(map(list.clear, saved.bare_lists))
         _drain(starmap(setitem, saved.plain_lists))
         _drain(starmap(list.__setitem__, saved.lists))
+        _drain(map(set.clear, saved.bare_sets))
         _drain(map(set.clear, map(_first, saved.sets)))
         _drain(starmap(set.update, saved.sets))
         for obj, items in saved.deques:
@@ -323,14 +334,21 @@ def _walk(
                 names, slot_values = kept[0], kept[1](slot_values)
             _slot_list(cls, saved).extend(zip(repeat(obj), names, slot_values))
         elif kind == _DICT:
-            if cls is dict:
+            if cls is not dict:
+                _instance(obj, cls, saved, extend)
+            elif obj:
                 tables.append((obj, obj.copy()))
                 stack += obj.values()
                 stack += obj
             else:
-                _instance(obj, cls, saved, extend)
+                saved.bare_dicts.append(obj)
         elif kind == _LIST:
-            (saved.plain_lists if cls is list else saved.lists).append((obj, _ALL, obj[:]))
+            if cls is not list:
+                saved.lists.append((obj, _ALL, obj[:]))
+            elif obj:
+                saved.plain_lists.append((obj, _ALL, obj[:]))
+            else:
+                saved.bare_lists.append(obj)
             stack += obj
         elif kind == _METHOD:
             push(obj.__self__)
@@ -341,7 +359,10 @@ def _walk(
         elif kind == _ATOM:
             continue
         elif kind == _SET:
-            sets.append((obj, set(obj)))
+            if obj:
+                sets.append((obj, set(obj)))
+            else:
+                saved.bare_sets.append(obj)
             extend(obj)
         elif kind == _FUNCTION:
             extend(obj.__closure__ or ())
