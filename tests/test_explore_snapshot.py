@@ -4,7 +4,7 @@ objects; what is left alone."""
 from __future__ import annotations
 
 import ast
-from collections import deque
+from collections import OrderedDict, defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,3 +270,16 @@ def test_containers_that_held_nothing_are_emptied_again() -> None:
     snapshot.restore()
     assert root == {"table": {}, "items": [], "tags": set(), "full": [{}]}
     assert root["table"] is table and root["items"] is items and root["tags"] is tags
+
+
+def test_a_dict_of_a_subclass_keeps_its_own_order() -> None:
+    ordered = OrderedDict(a=1, b=2)
+    counts: defaultdict[str, int] = defaultdict(int, x=1)
+    snapshot = Snapshot([ordered, counts])
+    ordered.move_to_end("a")
+    ordered["c"] = 3
+    del ordered["b"]
+    counts["y"] += 1
+    snapshot.restore()
+    assert list(ordered.items()) == [("a", 1), ("b", 2)]
+    assert dict(counts) == {"x": 1} and counts["z"] == 0

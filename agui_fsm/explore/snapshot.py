@@ -179,6 +179,7 @@ class _Contents:
         "empty",
         "fields",
         "lists",
+        "mappings",
         "partial",
         "plain_lists",
         "sets",
@@ -192,6 +193,9 @@ class _Contents:
         self.partial: dict[int, frozenset[str]] = {}
         # Dicts that are not an object's attributes (and a dict's contents): (dict, items).
         self.tables: list[tuple[dict, dict]] = []
+        # Dicts of a subclass of dict: written by their own methods (an OrderedDict keeps an
+        # order of its own beside the dict's).
+        self.mappings: list[tuple[dict, dict]] = []
         # Dicts, lists (the type list itself) and sets that held nothing: a restore clears
         # them, and writes nothing into them.
         self.bare_dicts: list[dict] = []
@@ -237,6 +241,9 @@ class Snapshot:
         _drain(map(dict.clear, saved.bare_dicts))
         _drain(map(dict.clear, map(_first, tables)))
         _drain(starmap(dict.update, tables))
+        for obj, items in saved.mappings:
+            obj.clear()
+            obj.update(items)
         dicts = saved.dicts
         _drain(starmap(dict.update, dicts))
         if sum(map(len, map(_first, dicts))) != self.dict_items:
@@ -389,7 +396,7 @@ def _instance(
         saved.deques.append((obj, list(obj)))
         extend(obj)
     elif isinstance(obj, dict):
-        saved.tables.append((obj, obj.copy()))
+        saved.mappings.append((obj, dict(obj)))
         extend(obj.values())
         extend(obj)
     elif isinstance(obj, list):
