@@ -120,7 +120,9 @@ class RunAggregator:
     ``profile`` picks the behaviour profile's machines (``spec`` or ``reference``).
     """
 
-    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    # Built at construction, never written after (agui_fsm.explore.snapshot leaves it out);
+    # the fixed ones are set by __init__, never set again (what they hold is saved).
+    __snapshot_static__ = ("_handlers",)
     __snapshot_fixed__ = (
         "_emit_cb",
         "_on_server_message_id",
@@ -135,9 +137,6 @@ class RunAggregator:
         "timing",
         "tools",
     )
-
-    # Built at construction, never written after (agui_fsm.explore.snapshot leaves it out).
-    __snapshot_static__ = ("_handlers",)
 
     def __init__(
         self,
