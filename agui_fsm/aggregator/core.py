@@ -120,8 +120,23 @@ class RunAggregator:
     ``profile`` picks the behaviour profile's machines (``spec`` or ``reference``).
     """
 
-    # Built at construction, never written after (agui_fsm.explore.snapshot leaves it out).
+    # Built at construction, never written after (agui_fsm.explore.snapshot leaves it out);
+    # the fixed ones are set by __init__, never set again (what they hold is saved).
     __snapshot_static__ = ("_handlers",)
+    __snapshot_fixed__ = (
+        "_emit_cb",
+        "_on_server_message_id",
+        "_on_text_message_start",
+        "_status_machine",
+        "apps",
+        "clock",
+        "machines",
+        "profile",
+        "reasoning",
+        "show_thinking",
+        "timing",
+        "tools",
+    )
 
     def __init__(
         self,

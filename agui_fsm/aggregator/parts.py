@@ -386,6 +386,19 @@ class PartStore:
     :class:`ScopeParts` (``scopes``), its status in ``subagents``. Tool calls, the order and
     the generated keys' counters are shared by every scope."""
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "hidden_block_anchors",
+        "hidden_ids",
+        "hidden_signature_anchors",
+        "hidden_signatures",
+        "order",
+        "reasoning",
+        "scopes",
+        "surfaces",
+        "tools",
+    )
+
     scope = ROOT_SCOPE
 
     def __init__(self) -> None:

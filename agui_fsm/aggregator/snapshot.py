@@ -19,6 +19,17 @@ class RunSnapshot:
     that produced it.
     """
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "_agg",
+        "_meta_time",
+        "_store",
+        "custom",
+        "interrupts",
+        "status_name",
+        "trigger",
+    )
+
     __slots__ = (
         "_agg",
         "_meta_time",

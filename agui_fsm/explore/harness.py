@@ -84,6 +84,19 @@ class Harness:
     the thread's own pipeline validators answered (a :class:`PrefixValidators`).
     """
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "agent",
+        "history",
+        "late_errors",
+        "lenient",
+        "log",
+        "operations",
+        "pipeline",
+        "run_started_first",
+        "verdicts",
+    )
+
     def __init__(
         self,
         *,

@@ -23,7 +23,11 @@ Traversal rules (each kind of object is either saved, only looked through, or le
 
 A class names in ``__snapshot_static__`` the attributes it never writes once set (dispatch
 tables of bound methods and the closures of its fast lanes, built at construction or on first
-use): they are neither walked nor saved, and keep their current value on restore.
+use): they are neither walked nor saved, and keep their current value on restore. It names in
+``__snapshot_fixed__`` (its own and its bases') the attributes or slots its ``__init__`` sets
+and nothing sets again or deletes: what they hold is walked and saved, but not which object
+they hold, which a restore need not write back (tests/test_explore_snapshot.py checks the
+package's classes against this rule).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ _ATOM, _DICT, _LIST, _SET, _DEQUE, _SEQUENCE, _METHOD, _FUNCTION, _CELL = range(
 _INSTANCE = 9  # an object with __slots__ and a __dict__, or a container's contents too
 _PLAIN = 10  # an object whose state is its __dict__
 _SLOTTED = 11  # an object whose state is its __slots__ (no __dict__, not a container)
+_FIXED = 12  # an object whose state is its __dict__, some of it fixed
 _ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None), range})
 _LEFT_ALONE: tuple[type, ...] = (
     type,
@@ -73,6 +78,10 @@ _KINDS.update(
     }
 )
 _SLOTS: dict[type, tuple[str, ...]] = {}
+# The names a class leaves out of its saved attributes: (static ones, fixed ones).
+_LEFT: dict[type, tuple[frozenset[str], frozenset[str]]] = {}
+# The slots saved of a class with fixed slots, and how to pick their values out of all.
+_KEPT: dict[type, tuple[tuple[str, ...], Callable[[tuple], tuple]]] = {}
 # Whether a class keeps object's __setattr__ (decided with its kind).
 _PLAIN_SETATTR: dict[type, bool] = {}
 _CONTAINERS = (deque, dict, list, set, tuple, frozenset)
@@ -84,11 +93,10 @@ def _kind(cls: type) -> int:
         if issubclass(cls, _LEFT_ALONE):
             kind = _ATOM
         elif "__dict__" in dir(cls) or _slots(cls):
-            simple = not issubclass(cls, _CONTAINERS) and not getattr(
-                cls, "__snapshot_static__", ()
-            )
+            static, fixed = _left(cls)
+            simple = not issubclass(cls, _CONTAINERS) and not static
             if simple and not _slots(cls):
-                kind = _PLAIN
+                kind = _FIXED if fixed else _PLAIN
             elif simple and "__dict__" not in dir(cls):
                 kind = _SLOTTED
             else:
@@ -108,6 +116,28 @@ def _kind(cls: type) -> int:
         _KINDS[cls] = kind
         _PLAIN_SETATTR[cls] = cls.__setattr__ is object.__setattr__
     return kind
+
+
+def _left(cls: type) -> tuple[frozenset[str], frozenset[str]]:
+    """The static and the fixed names of ``cls`` (see the module); the slots it saves."""
+    left = _LEFT.get(cls)
+    if left is None:
+        static = frozenset(getattr(cls, "__snapshot_static__", ()))
+        fixed = frozenset(
+            name for klass in cls.__mro__ for name in klass.__dict__.get("__snapshot_fixed__", ())
+        )
+        left = _LEFT[cls] = (static, fixed)
+        names = _slots(cls)
+        if fixed.intersection(names):
+            kept = [i for i, name in enumerate(names) if name not in fixed]
+            pick = itemgetter(*kept) if len(kept) > 1 else _single(kept)
+            _KEPT[cls] = (tuple(names[i] for i in kept), pick)
+    return left
+
+
+def _single(kept: list[int]) -> Callable[[tuple], tuple]:
+    """Picks the values at ``kept`` (none or one) out of a tuple, as a tuple."""
+    return lambda values: tuple(values[i] for i in kept)
 
 
 def _slots(cls: type) -> tuple[str, ...]:
@@ -140,20 +170,37 @@ class _Contents:
     """What a walk saved, by kind, laid out for restores that loop in C."""
 
     __slots__ = (
+        "bare_dicts",
+        "bare_lists",
+        "bare_sets",
         "cells",
         "deques",
         "dicts",
         "empty",
         "fields",
-        "keep",
         "lists",
+        "mappings",
+        "partial",
         "plain_lists",
         "sets",
         "slots",
+        "tables",
     )
 
     def __init__(self) -> None:
-        self.dicts: list[tuple[dict, dict]] = []  # (a dict or an object's __dict__, items)
+        self.dicts: list[tuple[dict, dict]] = []  # (an object's __dict__, items)
+        # The names left out of the saved items (static, fixed), by id of the __dict__.
+        self.partial: dict[int, frozenset[str]] = {}
+        # Dicts that are not an object's attributes (and a dict's contents): (dict, items).
+        self.tables: list[tuple[dict, dict]] = []
+        # Dicts of a subclass of dict: written by their own methods (an OrderedDict keeps an
+        # order of its own beside the dict's).
+        self.mappings: list[tuple[dict, dict]] = []
+        # Dicts, lists (the type list itself) and sets that held nothing: a restore clears
+        # them, and writes nothing into them.
+        self.bare_dicts: list[dict] = []
+        self.bare_lists: list[list] = []
+        self.bare_sets: list[set] = []
         self.lists: list[tuple[list, slice, list]] = []  # (list, [:], items)
         # Lists of the type list itself: written by operator.setitem, twice as fast as the
         # method (which a subclass may override).
@@ -167,8 +214,6 @@ class _Contents:
         self.cells: list[tuple[Any, str, Any]] = []  # (cell, "cell_contents", value)
         # Slots and cells that held nothing: (object, slot name) or (cell, "cell_contents").
         self.empty: list[tuple[Any, str]] = []
-        # Objects with static attributes: (its __dict__, saved items, the static names).
-        self.keep: list[tuple[dict, dict, tuple[str, ...]]] = []
 
 
 class Snapshot:
@@ -181,29 +226,36 @@ class Snapshot:
         self._contents = _Contents()
         ids, values = (static.ids, static.value_types) if static else (frozenset(), frozenset())
         self.size = _walk([root], ids, values, self._contents, None)
-        self.dict_sizes = list(map(len, map(_second, self._contents.dicts)))
+        self.dict_sizes = list(map(len, map(_first, self._contents.dicts)))
         self.dict_items = sum(self.dict_sizes)
 
     def restore(self) -> None:
         """Write the saved contents back into the same objects."""
         saved = self._contents
-        for attributes, items, static in saved.keep:
-            current = [(name, attributes[name]) for name in static if name in attributes]
-            attributes.clear()
-            attributes.update(items)
-            attributes.update(current)
-        # Writing the saved items over a dict puts back every key it had; a dict with keys
-        # added since (rare) is cleared first. Clearing every dict would cost more: an
-        # instance's __dict__ shares its keys with its class's, and loses that when cleared.
+        # A dict is cleared and written again, which puts its keys back in their order (a
+        # key taken out since and put back stands last). An object's attributes are not: its
+        # __dict__ shares its keys with its class's, and loses that when cleared. Writing the
+        # saved items over it puts back every attribute where it stood (nothing in the
+        # package deletes an attribute); the attributes added since are then taken out.
+        tables = saved.tables
+        _drain(map(dict.clear, saved.bare_dicts))
+        _drain(map(dict.clear, map(_first, tables)))
+        _drain(starmap(dict.update, tables))
+        for obj, items in saved.mappings:
+            obj.clear()
+            obj.update(items)
         dicts = saved.dicts
         _drain(starmap(dict.update, dicts))
         if sum(map(len, map(_first, dicts))) != self.dict_items:
             grown = map(ne, map(len, map(_first, dicts)), self.dict_sizes)
             for obj, items in compress(dicts, grown):
-                obj.clear()
-                obj.update(items)
+                left = saved.partial.get(id(obj), ())
+                for name in [k for k in obj if k not in items and k not in left]:
+                    del obj[name]
+        _drain(map(list.clear, saved.bare_lists))
         _drain(starmap(setitem, saved.plain_lists))
         _drain(starmap(list.__setitem__, saved.lists))
+        _drain(map(set.clear, saved.bare_sets))
         _drain(map(set.clear, map(_first, saved.sets)))
         _drain(starmap(set.update, saved.sets))
         for obj, items in saved.deques:
@@ -238,8 +290,9 @@ def _walk(
     atoms = _ATOMS
     kinds = _KINDS
     push, pop = stack.append, stack.pop
-    dicts, sets = saved.dicts, saved.sets
+    dicts, tables, sets = saved.dicts, saved.tables, saved.sets
     getters = _GETTERS
+    kept_slots = _KEPT
 
     def extend(values: Iterable[Any]) -> None:
         stack.extend([v for v in values if type(v) not in atoms])
@@ -264,6 +317,14 @@ def _walk(
             attributes = obj.__dict__
             dicts.append((attributes, attributes.copy()))
             stack += attributes.values()
+        elif kind == _FIXED:
+            attributes = obj.__dict__
+            items = attributes.copy()
+            stack += attributes.values()
+            fixed = _LEFT[cls][1]
+            _drain(map(items.pop, fixed, repeat(None)))
+            saved.partial[id(attributes)] = fixed
+            dicts.append((attributes, items))
         elif kind == _SLOTTED:
             getter = getters.get(cls) or _slot_getter(cls)
             try:
@@ -274,17 +335,27 @@ def _walk(
             names = _SLOTS[cls]
             if len(names) == 1:
                 slot_values = (slot_values,)
-            _slot_list(cls, saved).extend(zip(repeat(obj), names, slot_values))
             stack += slot_values
+            kept = kept_slots.get(cls)
+            if kept is not None:
+                names, slot_values = kept[0], kept[1](slot_values)
+            _slot_list(cls, saved).extend(zip(repeat(obj), names, slot_values))
         elif kind == _DICT:
-            if cls is dict:
-                dicts.append((obj, obj.copy()))
+            if cls is not dict:
+                _instance(obj, cls, saved, extend)
+            elif obj:
+                tables.append((obj, obj.copy()))
                 stack += obj.values()
                 stack += obj
             else:
-                _instance(obj, cls, saved, extend)
+                saved.bare_dicts.append(obj)
         elif kind == _LIST:
-            (saved.plain_lists if cls is list else saved.lists).append((obj, _ALL, obj[:]))
+            if cls is not list:
+                saved.lists.append((obj, _ALL, obj[:]))
+            elif obj:
+                saved.plain_lists.append((obj, _ALL, obj[:]))
+            else:
+                saved.bare_lists.append(obj)
             stack += obj
         elif kind == _METHOD:
             push(obj.__self__)
@@ -295,7 +366,10 @@ def _walk(
         elif kind == _ATOM:
             continue
         elif kind == _SET:
-            sets.append((obj, set(obj)))
+            if obj:
+                sets.append((obj, set(obj)))
+            else:
+                saved.bare_sets.append(obj)
             extend(obj)
         elif kind == _FUNCTION:
             extend(obj.__closure__ or ())
@@ -322,7 +396,7 @@ def _instance(
         saved.deques.append((obj, list(obj)))
         extend(obj)
     elif isinstance(obj, dict):
-        saved.dicts.append((obj, obj.copy()))
+        saved.mappings.append((obj, dict(obj)))
         extend(obj.values())
         extend(obj)
     elif isinstance(obj, list):
@@ -333,13 +407,16 @@ def _instance(
         extend(obj)
     elif isinstance(obj, tuple | frozenset):
         extend(obj)
+    static, fixed = _left(cls)
     attributes = getattr(obj, "__dict__", None)
     if attributes is not None:
-        static: tuple[str, ...] = getattr(cls, "__snapshot_static__", ())
-        if static:
-            items = {k: v for k, v in attributes.items() if k not in static}
+        if static or fixed:
+            items = attributes.copy()
+            _drain(map(items.pop, static, repeat(None)))  # neither walked nor saved
             extend(items.values())
-            saved.keep.append((attributes, items, static))
+            _drain(map(items.pop, fixed, repeat(None)))  # walked, not saved
+            saved.partial[id(attributes)] = static | fixed
+            saved.dicts.append((attributes, items))
         else:
             extend(attributes.values())
             saved.dicts.append((attributes, attributes.copy()))
@@ -351,16 +428,22 @@ def _instance(
     except AttributeError:  # a slot that holds nothing
         for name in names:
             value = getattr(obj, name, _MISSING)
+            if value is not _MISSING:
+                extend((value,))
+            if name in fixed:
+                continue
             if value is _MISSING:
                 saved.empty.append((obj, name))
             else:
                 _slot_list(cls, saved).append((obj, name, value))
-                extend((value,))
         return
     if len(names) == 1:
         values = (values,)
-    _slot_list(cls, saved).extend(zip(repeat(obj), names, values))
     extend(values)
+    kept = _KEPT.get(cls)
+    if kept is not None:
+        names, values = kept[0], kept[1](values)
+    _slot_list(cls, saved).extend(zip(repeat(obj), names, values))
 
 
 _GETTERS: dict[type, Callable[[Any], Any]] = {}

@@ -229,6 +229,9 @@ class Lifecycle:
     ``transitions`` Machine behind it.
     """
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = ("instance",)
+
     __slots__ = ("instance", "machine", "state")
 
     def __init__(self, machine: CompiledMachine, instance: str = "", state: str | None = None):

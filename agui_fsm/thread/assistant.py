@@ -40,6 +40,9 @@ PERSISTABLE = frozenset(
 class AssistantMessages:
     """The assistant messages of one thread and their status machines."""
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = ("history", "machines", "new_id", "notify", "notify_streaming", "repo")
+
     def __init__(
         self,
         repo: MessageRepository,

@@ -62,6 +62,23 @@ class ThreadCore:
     callbacks are handed (the driver); ``on_update``/``on_error`` the callbacks.
     """
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "agent_state",
+        "answers",
+        "assistants",
+        "commands",
+        "history",
+        "interrupts",
+        "loader",
+        "outlet",
+        "repo",
+        "settings",
+        "thread_messages",
+        "tool_results",
+        "turns",
+    )
+
     def __init__(
         self,
         settings: RuntimeSettings,

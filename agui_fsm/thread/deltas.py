@@ -36,6 +36,18 @@ def _takes_none(kind: str, entity_id: str, delta: str) -> bool:
 
 
 class DeltaLane:
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "agg",
+        "args_event",
+        "expander",
+        "messages",
+        "notify",
+        "take_delta",
+        "text_event",
+        "validate",
+    )
+
     __slots__ = (
         "agg",
         "args_event",

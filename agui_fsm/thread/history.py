@@ -72,6 +72,9 @@ class HistorySync:
     """The history bookkeeping of one thread. ``present``: an adapter is attached;
     ``can_update``: it has ``update``; ``emit`` takes the core's commands."""
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = ("can_update", "emit", "in_flight", "parents", "present", "writes")
+
     def __init__(
         self, present: bool, can_update: bool, emit: Callable[[Command], None] | None = None
     ) -> None:

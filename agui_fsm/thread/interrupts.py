@@ -68,6 +68,9 @@ class InterruptChange:
 
 
 class Interrupts:
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = ("assistants", "clock", "lives", "machines", "notify", "repo", "shown")
+
     def __init__(
         self,
         repo: MessageRepository,

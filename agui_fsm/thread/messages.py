@@ -135,6 +135,9 @@ class Message:
     """One thread message. ``content`` and ``metadata`` are read-only views while a run
     writes the message; the runtime edits them through its operations."""
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = ("attachments", "created_at", "id", "role")
+
     __slots__ = (
         "_content",
         "_merged",

@@ -55,6 +55,9 @@ class Operation:
     and how it ended (``error``, ``result``). ``detached``: nobody waits for it (a resume
     the thread started on its own, a tool's submission); its driver starts it."""
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = ("id", "kind", "payload")
+
     __slots__ = (
         "detached",
         "error",
@@ -116,6 +119,28 @@ class RunRequest:
 
 class Runs:
     """The runs of one thread and the operations that asked for them (see the module)."""
+
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "agent_state",
+        "ctx",
+        "emit",
+        "host",
+        "inputs",
+        "interrupts",
+        "lanes",
+        "messages",
+        "operations",
+        "outlet",
+        "owners",
+        "reasoning",
+        "repo",
+        "settings",
+        "steps",
+        "streamed",
+        "tool_results",
+        "tools",
+    )
 
     def __init__(
         self,

@@ -37,6 +37,18 @@ UNSET: Any = _Unset()
 
 
 class ThreadMessages:
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "assistants",
+        "history",
+        "interrupts",
+        "machines",
+        "new_id",
+        "notify",
+        "repo",
+        "show_thinking",
+    )
+
     def __init__(
         self,
         repo: MessageRepository,

@@ -96,6 +96,21 @@ class ToolTracker:
     ``view.messages``, each time).
     """
 
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
+    __snapshot_fixed__ = (
+        "_cancelled_turn",
+        "_entries",
+        "_thread",
+        "calling",
+        "diagnose",
+        "emit",
+        "executions",
+        "profile",
+        "submitting",
+        "tools",
+        "view",
+    )
+
     def __init__(
         self,
         view: Any,
