@@ -147,3 +147,25 @@ def test_a_restored_harness_has_the_future_of_a_replayed_one(data, length, probe
 def letters_named(*keys: str) -> list[Letter]:
     by_key = {x.key: x for x in LETTERS}
     return [by_key[k] for k in keys]
+
+
+def test_results_a_message_keeps_for_later_snapshots_tell_states_apart() -> None:
+    """A TOOL_CALL_RESULT after a MESSAGES_SNAPSHOT leaves tc1's result kept by m1 for the
+    run's later snapshots, which its content does not show yet: the paths with and without
+    it have different futures (the next TOOL_CALL_CHUNK(tc1) shows the result on one only),
+    so their fingerprints differ."""
+    keys = [letter.key for letter in LETTERS]
+    without = [keys.index(k) for k in ("append", "MESSAGES_SNAPSHOT", "TOOL_CALL_CHUNK(tc2)")]
+    with_result = [*without[:2], keys.index("TOOL_CALL_RESULT(tc1)"), without[2]]
+    with quiet_runtime_logs():
+        one, other = replayed(without), replayed(with_result)
+        try:
+            kept = other.runtime.core.repo.message("m1").kept_results()
+            assert kept[0] == {"tc1": {"result": {"done": True}, "isError": False}}
+            assert one.runtime.core.repo.message("m1").kept_results() == ({}, {})
+            assert one.fingerprint() != other.fingerprint()
+            suffix = [keys.index("TOOL_CALL_CHUNK(tc1)")]
+            assert future(one, suffix) != future(other, suffix)
+        finally:
+            one.close()
+            other.close()

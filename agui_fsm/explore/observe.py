@@ -121,10 +121,12 @@ def fingerprint(
       held for the next run, the resume due, the front-end tools run and the executor's
       calls, and the observer's own model;
     * what later letters meet though no observation shows it yet: the messages' other
-      metadata, the other branches of the tree (a later event naming one of their ids
-      meets it), the operations waiting for their turn with the step and payload they go
-      on with (``Harness.waiting``), and the stream's events up to its last
-      MESSAGES_SNAPSHOT.
+      metadata, the results a message keeps for later snapshots of its run (carried into
+      them, or replacing the backend's: ``Message.kept_results``), the other branches of
+      the tree with their machines' states and kept results (a later event naming one of
+      their ids meets it, a branch switch shows it), the operations waiting for their
+      turn with the step and payload they go on with (``Harness.waiting``), and the
+      stream's events up to its last MESSAGES_SNAPSHOT.
 
     Why that is all: the active run's client pipeline (the runtime's validator, the chunk
     lanes, the aggregator) and the harness's own validator are functions of the open
@@ -185,6 +187,7 @@ def fingerprint(
         data.append(
             [
                 [_untimed(m.metadata) for m in repo.messages()],
+                [[m.id, *kept] for m in repo.messages() if any(kept := m.kept_results())],
                 [_exported(item.message, item.parent_id) for item in branches],
                 waiting,
                 _overwritten(stream.events) if active is not None and stream else [],
@@ -218,6 +221,13 @@ def _overwritten(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _exported(message: Any, parent_id: str | None) -> list[Any]:
+    """A message of another branch: what it shows when the thread switches to it, and what
+    it keeps for later (its machines' states, its kept results)."""
+    tool_states = [
+        [part["toolCallId"], life.state]
+        for part in iter_tool_call_parts(message.content)
+        if (life := message.tool_life(part["toolCallId"])) is not None
+    ]
     return [
         message.id,
         parent_id,
@@ -225,6 +235,9 @@ def _exported(message: Any, parent_id: str | None) -> list[Any]:
         message.content,
         message.status,
         _untimed(message.metadata),
+        message.status_state,
+        tool_states,
+        *message.kept_results(),
     ]
 
 

@@ -311,6 +311,14 @@ class Message:
         self._merged_key = None
         self.content_changed()
 
+    def kept_results(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        """What this message keeps for later snapshots of its run and its content may not
+        show: the results it carries into them (read while a run's snapshot is shown; the
+        next attach works them out again otherwise) and the backend results the client's
+        replace."""
+        preserved = self._preserved if self._source is not None else {}
+        return preserved, self._overrides
+
     def overridden(self, tool_call_id: str) -> Any:
         """The backend result the client's result replaces for this call, or MISSING."""
         return self._overrides.get(tool_call_id, MISSING)
