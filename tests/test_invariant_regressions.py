@@ -289,3 +289,31 @@ def test_a_subagent_started_after_its_run_finished_settles_with_the_message(last
         assert [m["status"]["type"] for m in part["messages"]] == ["complete"]
     finally:
         harness.close()
+
+
+# A result came before its call started, so the run finished with the call unanswered in its
+# own view and closed its subagent requiring action; the thread, which keeps the result for
+# the restarted call, completed the message at once. The message was then no run's to write,
+# yet nothing settled the subagent: complete message, subagent requiring action (invariant 12).
+RESULT_BEFORE_ITS_CALL = (
+    "reload",
+    "SUBAGENT_STARTED(s1 under tc1)",
+    "TOOL_CALL_RESULT(tc1)",
+    "TOOL_CALL_START(tc1,m1)",
+    "stream_end",
+)
+
+
+def test_a_message_completed_by_a_kept_result_settles_its_subagent() -> None:
+    letters = [LETTERS[key] for key in RESULT_BEFORE_ITS_CALL]
+    options = {**START, "lenient": False}
+    harness, problems, _ = run_letters(letters, **options)
+    try:
+        assert problems == []
+        message = harness.runtime.core.repo.message("m1")
+        (part,) = [p for p in message.content if p.get("messages")]
+        assert part["result"] == {"done": True}
+        assert message.status["type"] == "complete"
+        assert [m["status"]["type"] for m in part["messages"]] == ["complete"]
+    finally:
+        harness.close()
