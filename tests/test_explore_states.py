@@ -169,3 +169,24 @@ def test_results_a_message_keeps_for_later_snapshots_tell_states_apart() -> None
         finally:
             one.close()
             other.close()
+
+
+def test_a_chunked_call_still_open_tells_states_apart() -> None:
+    """Between two TOOL_CALL_CHUNK(tc1) letters, a STATE_DELTA that changes nothing shown
+    closes the chunked call, so the second chunk starts tc1 again instead of continuing its
+    arguments: the open chunked stream is part of the state."""
+    keys = [letter.key for letter in LETTERS]
+    chunk, result = keys.index("TOOL_CALL_CHUNK(tc1)"), keys.index("add_tool_result(tc1)")
+    continued = [keys.index("append"), chunk, result]
+    closed = [keys.index("append"), chunk, keys.index("STATE_DELTA(failing)"), result]
+    with quiet_runtime_logs():
+        one, other = replayed(continued), replayed(closed)
+        try:
+            assert one.fingerprint() != other.fingerprint()
+            for harness, args in ((one, "{}{}"), (other, "{}")):
+                harness.step(LETTERS[chunk])
+                (part,) = harness.runtime.core.repo.message("m1").content
+                assert part["argsText"] == args
+        finally:
+            one.close()
+            other.close()

@@ -117,7 +117,8 @@ def fingerprint(
 
     * what the invariants observe: the visible thread (streamed text abstracted to "x":
       no control flow depends on its length), every machine's state (message status, tool
-      calls, interrupts, the active run and its parts), the agent state, the interrupts
+      calls, interrupts, the active run, its parts and the chunked streams its pipeline
+      is assembling), the agent state, the interrupts
       held for the next run, the resume due, the front-end tools run and the executor's
       calls, and the observer's own model;
     * what later letters meet though no observation shows it yet: the messages' other
@@ -130,13 +131,14 @@ def fingerprint(
 
     Why that is all: the active run's client pipeline (the runtime's validator, the chunk
     lanes, the aggregator) and the harness's own validator are functions of the open
-    stream's events, whose effects all show in the thread except what a MESSAGES_SNAPSHOT
-    replaced; a settled run's objects are never read again; the driver's parked stream
-    holds nothing of its own that a later letter reads; what the tool tracker last walked
-    only spares it re-reading unchanged messages (it decides as a walk of the whole thread
-    would); the id factory's position only names new ids, so generated ids are renamed in
-    order of appearance. The claim is
-    tested: paths the search merges have the same observed future, letter by letter
+    stream's events, whose effects all show in the thread except the chunked streams still
+    open (an event between two chunks of one call closes it: the next chunk starts the call
+    again) and what a MESSAGES_SNAPSHOT replaced; a settled run's objects are never read
+    again; the driver's parked stream holds nothing of its own that a later letter reads;
+    what the tool tracker last walked only spares it re-reading unchanged messages (it
+    decides as a walk of the whole thread would); the id factory's position only names new
+    ids, so generated ids are renamed in order of appearance. The claim is tested: paths
+    the search merges have the same observed future, letter by letter
     (tests/test_explore_states.py).
     """
     core = runtime.core
@@ -151,6 +153,7 @@ def fingerprint(
             view.last_text_message_id,
             view.server_message_id,
             view.part_states(),
+            view.open_chunks(),
         ]
     tracker = core.tool_tracker
     tool_states = obs.tool_states

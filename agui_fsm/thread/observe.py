@@ -66,6 +66,15 @@ class RunView:
         """The tool calls of the message the run is writing now."""
         return frozenset(self._run.aggregator.store.tools)
 
+    def open_chunks(self) -> list[list[Any]]:
+        """The chunked streams the run's client pipeline is still assembling, in the order
+        they opened: ``[lane, kind, id]`` each (lane: the subagent's id, None for the agent).
+        The next chunk naming one continues it; any other event first closes it."""
+        reader = self._run.reader
+        if reader is None:
+            return []
+        return [[lane, p.kind, p.id] for lane, p in reader.expander.lanes.items()]
+
     def part_states(self) -> list[str]:
         """``instance:state`` of every part machine (and subagent) of the run's current
         message, sorted."""
