@@ -120,9 +120,7 @@ class RunAggregator:
     ``profile`` picks the behaviour profile's machines (``spec`` or ``reference``).
     """
 
-    # Built at construction, never written after (agui_fsm.explore.snapshot leaves it out);
-    # the fixed ones are set by __init__, never set again (what they hold is saved).
-    __snapshot_static__ = ("_handlers",)
+    # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
     __snapshot_fixed__ = (
         "_emit_cb",
         "_on_server_message_id",
@@ -174,19 +172,16 @@ class RunAggregator:
         self.snapshot: RunSnapshot | None = None
         self.current_event: Any = None
         self._delta_plan: DeltaPlan | None = None
-        self._handlers: dict[Any, Callable[[Any], None]] = {
-            kind: getattr(self, name) for kind, name in _HANDLERS.items()
-        }
 
     # -- public ------------------------------------------------------------------------------
 
     def handle(self, event: BaseEvent) -> None:
         """Apply one event (other event types, RAW included, are ignored)."""
-        handler = self._handlers.get(event.type)
+        handler = _DISPATCH.get(event.type)
         if handler is not None:
             self._delta_plan = None  # the event may change what a plan read
             self.current_event = event
-            handler(event)
+            handler(self, event)
 
     def delta_plan(self, trigger: str, key: Any) -> DeltaPlan | None:
         """The step plan of a streaming delta (``trigger`` TEXT_MESSAGE_CONTENT or
@@ -507,3 +502,10 @@ class RunAggregator:
         trigger = _NAMES[event.type]
         if self.subagents.ended(self.store, event, trigger):
             self.emit(trigger)
+
+
+_DISPATCH: dict[Any, Callable[[RunAggregator, Any], None]] = {
+    kind: getattr(RunAggregator, name) for kind, name in _HANDLERS.items()
+}
+"""Event type -> the handler of :data:`_HANDLERS`, looked up once (not per aggregator: one
+is built per run)."""

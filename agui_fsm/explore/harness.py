@@ -38,6 +38,7 @@ from agui_fsm.thread.runs import DONE, Operation
 #: How much work one letter may set off before the thread is called runaway (a resume that
 #: makes a resume due that ..., say): far more than any letter of the alphabets needs.
 MAX_WORK = 10_000
+_UNREAD = object()
 
 
 class HarnessError(AguiFsmError):
@@ -225,11 +226,16 @@ class Harness:
                 self._quiet(runtime.fail_stream, stream.run_id, failure)
         else:
             error = self.perform(letter)
-        self._collect()
-        active = runtime.core.active_run
+        if self.operations:
+            self._collect()
+        parked = runtime.parked
+        active: Any = _UNREAD  # the core's active run, read once a closed stream asks
         for closed in self.streams:
-            if closed.final is None and not self.is_open(closed) and closed.view != active:
-                closed.settle(False)
+            if closed.final is None and closed.run_id not in parked:
+                if active is _UNREAD:
+                    active = runtime.core.active_run
+                if closed.view != active:
+                    closed.settle(False)
         return Step(
             letter.kind,
             letter.name,

@@ -213,8 +213,10 @@ class SyncThreadRuntime(CoreDriver):
     def run_until_idle(self) -> None:
         """Perform the core's commands and the work they schedule until nothing is left."""
         done = 0
+        core = self.core
         while True:
-            self.perform()
+            if core.commands:
+                self.perform()
             if not self.ready:
                 return
             done += 1

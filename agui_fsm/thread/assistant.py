@@ -151,9 +151,10 @@ class AssistantMessages:
             self.repo.delete(old, parent_id)
         else:
             renamed = message.renamed(new)
-            self.repo.add_or_update(parent_id, renamed)
-            self.repo.switch_to_branch(new)
-            self.repo.try_delete(old)
+            if not self.repo.replace_head(old, renamed):
+                self.repo.add_or_update(parent_id, renamed)
+                self.repo.switch_to_branch(new)
+                self.repo.try_delete(old)
         self.history.reassign(old, new, collides)
         self.notify()
         return not collides

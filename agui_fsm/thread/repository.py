@@ -247,6 +247,35 @@ class MessageRepository:
             if message_id in self._nodes:
                 self.delete(message_id)
 
+    def replace_head(self, old_id: str, message: Message) -> bool:
+        """What ``add_or_update(parent, message)``, ``switch_to_branch(message.id)`` and
+        ``try_delete(old_id)`` leave when ``old_id`` is the head, a leaf and the last child of
+        its parent, and ``message``'s id is new (a run's placeholder taking the server's id):
+        ``message`` in its place, in O(1). False, nothing done, in any other case."""
+        node = self._head
+        new_id = message.id
+        if (
+            node is None
+            or node.message.id != old_id  # type: ignore[union-attr]
+            or node.children
+            or node.next is not None
+            or new_id in self._nodes
+        ):
+            return False
+        siblings = (node.prev or self._root).children
+        if siblings[-1] != old_id:
+            return False
+        siblings[-1] = new_id
+        del self._nodes[old_id]
+        del self._messages[old_id]
+        node.message = message
+        self._nodes[new_id] = node
+        self._messages[new_id] = message
+        self._follow(message)
+        self._select_path_to(node)
+        self._dirty()
+        return True
+
     def switch_to_branch(self, message_id: str) -> None:
         node = self._nodes.get(message_id)
         if node is None:

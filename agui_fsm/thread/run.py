@@ -21,7 +21,7 @@ from ag_ui.core import EventType, RunFinishedEvent, RunStartedEvent
 from agui_fsm.aggregator import RunAggregator, RunSnapshot, parse_outcome
 from agui_fsm.aggregator.tool_results import MCP_APPS_ACTIVITY_TYPE, is_resolved
 from agui_fsm.errors import AguiFsmError, ProtocolViolation, StatePatchError
-from agui_fsm.events import EventSchemaError
+from agui_fsm.events import EventSchemaError, construct
 from agui_fsm.json_patch import apply_state_delta
 from agui_fsm.machines.plans import CLIENT
 from agui_fsm.machines.table import Lifecycle
@@ -426,9 +426,7 @@ def outcome_names_pending_tool_calls(run: RunContext, event: Any) -> bool:
 def open_run(run: RunContext, cause: Any) -> None:
     """The aggregator starts over (a synthetic RUN_STARTED); its first snapshot inserts the
     run's placeholder. Runs.start then calls the agent."""
-    run.aggregator.handle(
-        RunStartedEvent.model_construct(thread_id=run.rt.thread_id, run_id=run.run_id)
-    )
+    run.aggregator.handle(construct(RunStartedEvent, thread_id=run.rt.thread_id, run_id=run.run_id))
 
 
 @CLIENT.effect(_RUN)
@@ -480,7 +478,7 @@ def store_snapshot_messages(run: RunContext, event: Any) -> None:
 def synthesize_run_finished(run: RunContext, cause: Any) -> None:
     run.finished_dispatched = True
     run.aggregator.handle(
-        RunFinishedEvent.model_construct(thread_id=run.rt.thread_id, run_id=run.run_id)
+        construct(RunFinishedEvent, thread_id=run.rt.thread_id, run_id=run.run_id)
     )
 
 

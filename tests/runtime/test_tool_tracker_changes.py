@@ -213,3 +213,60 @@ def test_the_repository_names_what_changed_in_place_and_renews_the_path_otherwis
     assert repo.messages() == [first, replaced] and list(changes.take()) == []
     second.set_content([])  # no longer stored: recorded, and off the path
     assert list(changes.take()) == [second] and repo.position("m2") == 1
+
+
+def _tree_state(repo) -> tuple:
+    """What a repository shows of its tree, by ids: each message's parent and place on the
+    path, the head, the path, and the export (parents first, siblings in order)."""
+    ids = list(repo.messages_by_id())
+    parents = {message_id: repo.get(message_id)[1] for message_id in ids}
+    places = {message_id: repo.position(message_id) for message_id in ids}
+    head_id, items = repo.export()
+    exported = [(item.message.id, item.parent_id) for item in items]
+    path = [m.id for m in repo.messages()]
+    return ids, parents, places, repo.head_id, path, head_id, exported
+
+
+def test_a_placeholder_renamed_in_place_leaves_the_tree_the_general_steps_leave() -> None:
+    from agui_fsm.thread.messages import Message
+    from agui_fsm.thread.repository import MessageRepository
+
+    def build(shape: str) -> MessageRepository:
+        repo = MessageRepository()
+        repo.follow_content()
+        optimistic = {"isOptimistic": True}
+        if shape != "at-root":
+            repo.add_or_update(None, Message("u1", "user", []))
+        parent = None if shape == "at-root" else "u1"
+        if shape == "sibling-after":
+            repo.add_or_update(parent, Message("p", "assistant", [], metadata=optimistic))
+            repo.add_or_update(parent, Message("a2", "assistant", []))
+            repo.switch_to_branch("p")
+        elif shape == "not-head":
+            repo.add_or_update(parent, Message("p", "assistant", [], metadata=optimistic))
+            repo.add_or_update("p", Message("u2", "user", []))
+        else:
+            if shape == "earlier-sibling":
+                repo.add_or_update(parent, Message("a0", "assistant", []))
+            meta = {} if shape == "kept" else optimistic
+            repo.add_or_update(parent, Message("p", "assistant", [], metadata=meta))
+            repo.switch_to_branch("p")
+        return repo
+
+    shapes = ("leaf", "at-root", "earlier-sibling", "kept", "sibling-after", "not-head")
+    in_place = []
+    for shape in shapes:
+        fast, general = build(shape), build(shape)
+        parent_id = general.get("p")[1]
+        general.add_or_update(parent_id, general.message("p").renamed("srv"))
+        general.switch_to_branch("srv")
+        general.try_delete("p")
+        replaced = fast.replace_head("p", fast.message("p").renamed("srv"))
+        if not replaced:
+            fast.add_or_update(parent_id, fast.message("p").renamed("srv"))
+            fast.switch_to_branch("srv")
+            fast.try_delete("p")
+        in_place.append(replaced)
+        assert _tree_state(fast) == _tree_state(general), shape
+        assert fast.message("srv").changes is fast.content_changes
+    assert in_place == [True, True, True, True, False, False]
