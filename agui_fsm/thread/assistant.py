@@ -89,16 +89,16 @@ class AssistantMessages:
         it); the message shows the status object of the state entered (``record_error`` puts
         ``error`` on it). Returns ``change``."""
         change.error = error
-        source = life.state
-        step = life.machine.plan(source, trigger, message, change)
+        state = life.state
+        step = life.machine.plan(state, trigger, message, change)
         if step is None:
-            raise InvalidTransition(life.machine.name, source, trigger)
+            raise InvalidTransition(life.machine.name, state, trigger)
         message.status = status_for(step.dest)
         life.follow(trigger, step, message, change)
         change.dest = step.dest
         # A message that required action is no longer its run's to settle: the run ended.
         if step.dest == "complete" and (
-            message.source is None or source == "requires_action_tool_calls"
+            message.source is None or state == "requires_action_tool_calls"
         ):
             self.settle_subagents(message)
         return change

@@ -144,13 +144,20 @@ def tool_call_parts(messages: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
         message_id = getattr(message, "id", None)
         if message_id is None and isinstance(message, Mapping):
             message_id = message.get("id")
-        for part in content:
-            if not isinstance(part, Mapping) or part.get("type") != "tool-call":
-                continue
-            yield message_id, part
-            nested = part.get("messages")
-            if isinstance(nested, list):
-                yield from tool_call_parts(nested)
+        yield from content_tool_call_parts(content, message_id)
+
+
+def content_tool_call_parts(
+    content: list[Any], message_id: Any = None
+) -> Iterator[tuple[Any, Mapping[str, Any]]]:
+    """:func:`tool_call_parts` of one message's content list (``message_id``: its id)."""
+    for part in content:
+        if not isinstance(part, Mapping) or part.get("type") != "tool-call":
+            continue
+        yield message_id, part
+        nested = part.get("messages")
+        if isinstance(nested, list):
+            yield from tool_call_parts(nested)
 
 
 def result_of(part: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -49,6 +49,7 @@ from agui_fsm.thread.tool_parts import (
     Tool,
     ToolArgsDiagnostic,
     WalkedThread,
+    content_tool_call_parts,
     equal_json,
     in_stream_order,
     open_part_stream,
@@ -254,31 +255,20 @@ class ToolTracker:
             self._settle_waiting()
 
     def _walk_message(self, content: Any, restore: bool) -> tuple[str, ...]:
-        ids: list[str] = []
-        if type(content) is not list:
-            # The general walk skips what is no content list, and reads a subclass of one.
-            content = content if isinstance(content, list) else ()
-        for part in content:
-            if isinstance(part, Mapping) and part.get("type") == "tool-call":
-                self._walk_part(part, restore, ids)
-                nested = part.get("messages")
-                if isinstance(nested, list):
-                    for _message_id, inner in tool_call_parts(nested):
-                        self._walk_part(inner, restore, ids)
+        ids = []
+        for _message_id, part in content_tool_call_parts(
+            content if isinstance(content, list) else ()
+        ):
+            tool_call_id = part.get("toolCallId")
+            if not isinstance(tool_call_id, str):
+                self._report("TOOL-PART-MALFORMED", "a tool-call part has no toolCallId")
+                continue
+            ids.append(tool_call_id)
+            entry = self._entries.get(tool_call_id)
+            if entry is not None and entry.part is part:
+                continue
+            self._observe_part(tool_call_id, part, restore)
         return tuple(ids)
-
-    def _walk_part(self, part: Mapping[str, Any], restore: bool, ids: list[str]) -> None:
-        """One tool-call part of a walked message's content (nested ones included), in the
-        order :func:`tool_call_parts` gives them."""
-        tool_call_id = part.get("toolCallId")
-        if not isinstance(tool_call_id, str):
-            self._report("TOOL-PART-MALFORMED", "a tool-call part has no toolCallId")
-            return
-        ids.append(tool_call_id)
-        entry = self._entries.get(tool_call_id)
-        if entry is not None and entry.part is part:
-            return
-        self._observe_part(tool_call_id, part, restore)
 
     def _observe_part(self, tool_call_id: str, part: Mapping[str, Any], restore: bool) -> None:
         args_text = part.get("argsText")
