@@ -1,46 +1,72 @@
 """What the explorer's speed rests on, checked by Hypothesis: states merged by fingerprint
 have the same future, and a harness restored from its snapshot has the future of one that
-replayed its letters from the empty thread.
+replayed its letters from the empty thread. In each alphabet `agui-fsm check` offers.
 
     HYPOTHESIS_PROFILE=long python -m pytest tests/test_explore_states.py   # the longer run
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agui_fsm.explore import Harness, HarnessError, Letter, alphabet, quiet_runtime_logs
+from agui_fsm.conformance import Validator
+from agui_fsm.errors import ProtocolViolation
+from agui_fsm.explore import (
+    FRONT_END_ALPHABET,
+    SUBAGENT_ALPHABET,
+    Harness,
+    HarnessError,
+    Letter,
+    alphabet,
+    quiet_runtime_logs,
+)
+from agui_fsm.explore.canonical import validator_state
 from agui_fsm.explore.expand import VALUE_TYPES
+from agui_fsm.explore.letters import copy_json
 from agui_fsm.explore.snapshot import StaticObjects
 from agui_fsm.invariants import check_step
+from agui_fsm.machines.tool_execution import TERMINAL, TOOL_EXECUTION
 
 LETTERS = alphabet()
 FUTURE = 3  # letters after the merge (or the restore) compared
+# Each alphabet of `agui-fsm check`, and how long the merged paths compared may be (the full
+# alphabet's 68 letters make its fourth level too long to list here).
+ALPHABETS = {
+    "small": (LETTERS, 4),
+    "tools": (alphabet(FRONT_END_ALPHABET), 4),
+    "subagents": (alphabet(SUBAGENT_ALPHABET), 4),
+    "full": (alphabet("full"), 3),
+}
+FULL = ALPHABETS["full"][0]
 
 
-def replayed(path: Sequence[int]) -> Harness:
+def replayed(path: Sequence[int], letters: Sequence[Letter] = LETTERS) -> Harness:
     """A fresh harness that performed ``path``, every step observed."""
     harness = Harness()
     for index in path:
-        harness.step(LETTERS[index])
+        harness.step(letters[index])
     return harness
 
 
-def future(harness: Harness, suffix: Sequence[int]) -> list[tuple]:
+def future(
+    harness: Harness, suffix: Sequence[int], letters: Sequence[Letter] = LETTERS
+) -> list[tuple]:
     """What each letter of ``suffix`` shows: the letters that apply before it, the
     invariants that fail on it, what they observe after it (its observed fingerprint)."""
     shown = []
     for index in suffix:
-        applicable = tuple(i for i, x in enumerate(LETTERS) if harness.applicable(x))
+        applicable = tuple(i for i, x in enumerate(letters) if harness.applicable(x))
         if index not in applicable:
             shown.append((applicable, None, None))
             continue
         try:
-            before, step, after = harness.step(LETTERS[index])
+            before, step, after = harness.step(letters[index])
         except HarnessError as exc:
             shown.append((applicable, ("quiescence", str(exc)), None))
             break
@@ -50,31 +76,36 @@ def future(harness: Harness, suffix: Sequence[int]) -> list[tuple]:
 
 
 @functools.cache
-def merged_paths() -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
-    """Pairs of letter sequences (up to 4 letters) that the explorer merges: one state's
-    shortest path and another path reaching the same fingerprint."""
+def merged_paths(name: str = "small") -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """Pairs of letter sequences that the explorer merges: one state's shortest path and
+    another path reaching the same fingerprint (paths as long as ``ALPHABETS`` says). Each
+    state is saved once and restored for each letter stepped from it."""
+    letters, depth = ALPHABETS[name]
+    static = StaticObjects([letters], VALUE_TYPES)
     with quiet_runtime_logs():
         first: dict[str, tuple[int, ...]] = {}
         pairs = []
         level: list[tuple[int, ...]] = [()]
-        for _ in range(4):
+        for _ in range(depth):
             following = []
             for path in level:
-                for index, letter in enumerate(LETTERS):
-                    harness = replayed(path)
-                    try:
+                harness = replayed(path, letters)
+                try:
+                    saved = harness.save(static)
+                    for index, letter in enumerate(letters):
+                        harness.restore(saved)
                         if not harness.applicable(letter):
                             continue
                         harness.step(letter)
                         key = harness.fingerprint()
-                    finally:
-                        harness.close()
-                    child = (*path, index)
-                    if key not in first:
-                        first[key] = child
-                        following.append(child)
-                    elif first[key] != path:  # not a letter that changed nothing
-                        pairs.append((first[key], child))
+                        child = (*path, index)
+                        if key not in first:
+                            first[key] = child
+                            following.append(child)
+                        elif first[key] != path:  # not a letter that changed nothing
+                            pairs.append((first[key], child))
+                finally:
+                    harness.close()
             level = following
         return tuple(pairs)
 
@@ -83,18 +114,23 @@ def test_the_search_merges_many_paths() -> None:
     assert len(merged_paths()) > 500
 
 
+@pytest.mark.parametrize("name", list(ALPHABETS))
 @given(
-    pair=st.sampled_from(range(10_000)).map(lambda i: merged_paths()[i % len(merged_paths())]),
-    suffix=st.lists(st.sampled_from(range(len(LETTERS))), min_size=1, max_size=FUTURE),
+    choice=st.integers(0, 10_000),
+    suffix=st.lists(st.integers(0, 1_000), min_size=1, max_size=FUTURE),
 )
-def test_paths_with_one_fingerprint_have_one_future(pair, suffix) -> None:
+def test_paths_with_one_fingerprint_have_one_future(name, choice, suffix) -> None:
     """The fingerprint is complete: two paths the search merges show the same letters
     applicable, the same invariants failing and the same fingerprints, letter by letter."""
+    letters = ALPHABETS[name][0]
+    pairs = merged_paths(name)
+    pair = pairs[choice % len(pairs)]
+    suffix = [index % len(letters) for index in suffix]
     with quiet_runtime_logs():
-        one, other = replayed(pair[0]), replayed(pair[1])
+        one, other = replayed(pair[0], letters), replayed(pair[1], letters)
         try:
             assert one.fingerprint() == other.fingerprint()
-            assert future(one, suffix) == future(other, suffix), (pair, suffix)
+            assert future(one, suffix, letters) == future(other, suffix, letters), (pair, suffix)
         finally:
             one.close()
             other.close()
@@ -190,3 +226,117 @@ def test_a_chunked_call_still_open_tells_states_apart() -> None:
         finally:
             one.close()
             other.close()
+
+
+def full_path(*keys: str) -> list[int]:
+    by_key = [letter.key for letter in FULL]
+    return [by_key.index(key) for key in keys]
+
+
+def futures_differ(one: list[int], other: list[int], suffix: list[int]) -> bool:
+    """Whether two paths of the full alphabet reach states with different fingerprints
+    whose futures (``suffix``) differ too."""
+    with quiet_runtime_logs():
+        a, b = replayed(one, FULL), replayed(other, FULL)
+        try:
+            apart = a.fingerprint() != b.fingerprint()
+            return apart and future(a, suffix, FULL) != future(b, suffix, FULL)
+        finally:
+            a.close()
+            b.close()
+
+
+def test_a_step_still_active_tells_states_apart() -> None:
+    """A STEP_STARTED and a failing STATE_DELTA change nothing the thread shows, but the
+    step stays active in the run's validator: a second STEP_STARTED fails the run on one
+    path only (STEP-001)."""
+    assert futures_differ(
+        full_path("append", "TOOL_CALL_CHUNK(tc1)", "STEP_STARTED"),
+        full_path("append", "TOOL_CALL_CHUNK(tc1)", "STATE_DELTA(failing)"),
+        full_path("STEP_STARTED"),
+    )
+
+
+def test_a_reasoning_block_still_open_tells_states_apart() -> None:
+    """REASONING_START opens a block the thread does not show; a second one fails the run
+    on that path only (REASON-001)."""
+    assert futures_differ(
+        full_path("append", "REASONING_MESSAGE_CHUNK(rz1)", "REASONING_START(rz1)"),
+        full_path("append", "REASONING_MESSAGE_CHUNK(rz1)", "STATE_DELTA(failing)"),
+        full_path("REASONING_START(rz1)"),
+    )
+
+
+def test_where_an_empty_text_part_stands_tells_states_apart() -> None:
+    """An empty text part shows nothing, but keeps its place: a call anchored to it later
+    goes right after it, so the order in which m1's text and tc2 began shows then."""
+    assert futures_differ(
+        full_path("reload", "TOOL_CALL_START(tc2)", "TEXT_MESSAGE_START(m1)"),
+        full_path("reload", "TEXT_MESSAGE_START(m1)", "TOOL_CALL_START(tc2)"),
+        full_path("TOOL_CALL_START(tc1,m1)"),
+    )
+
+
+def test_what_the_tool_tracker_last_saw_tells_states_apart() -> None:
+    """A front-end call chunked with whole arguments or with a prefix of them, then started
+    again under another name: the thread shows the same restarted call on both paths, but
+    the tracker still holds the front-end tool's name and the arguments it last saw, and
+    runs the tool with them on one path only."""
+    assert futures_differ(
+        full_path("append", "TOOL_CALL_CHUNK(tc2,fe)", "TOOL_CALL_START(tc2)"),
+        full_path("append", "TOOL_CALL_CHUNK(tc2,fe,prefix)", "TOOL_CALL_START(tc2)"),
+        full_path("TEXT_MESSAGE_CHUNK(m1)", "TOOL_CALL_CHUNK(tc2 in s1)"),
+    )
+
+
+@pytest.mark.parametrize("name", ["small", "full"])
+def test_the_pipeline_validator_is_in_the_state_the_fingerprint_holds(name) -> None:
+    """The fingerprint holds the state of a validator fed the open stream's events (the
+    harness's own); the thread's pipeline validator must be in that state too. Compared
+    with the real pipeline validator at each state with an open stream reached by up to
+    two letters (and, in the small alphabet, three), state tracking aside: the thread
+    applies the STATE_DELTAs itself, and the observation holds the state."""
+    letters = ALPHABETS[name][0]
+    depth = 3 if name == "small" else 2
+    compared = 0
+    with quiet_runtime_logs():
+        level: list[tuple[int, ...]] = [()]
+        for _ in range(depth):
+            following = []
+            for path in level:
+                for index, letter in enumerate(letters):
+                    harness = replayed(path, letters)
+                    try:
+                        if not harness.applicable(letter):
+                            continue
+                        harness.step(letter)
+                        following.append((*path, index))
+                        stream = harness.stream
+                        if stream is None or not harness.is_open(stream) or stream.view is None:
+                            continue
+                        own = Validator(state=False)
+                        for event in stream.events:
+                            with contextlib.suppress(ProtocolViolation):
+                                own.feed(copy_json(event))
+                        prefix = stream.view._run.reader.validator._validator.prefix
+                        pipeline = harness.pipeline.replayed(prefix)
+                        assert validator_state(pipeline) == validator_state(own), path
+                        compared += 1
+                    finally:
+                        harness.close()
+            level = following
+    assert compared > 100
+
+
+def test_a_call_in_a_terminal_state_only_stays_there() -> None:
+    """The fingerprint writes a tool call in a terminal tool_execution state as its state
+    alone (agui_fsm.explore.canonical): that holds while every edge from such a state, in
+    either profile, leads back to it."""
+    leaving = [
+        (edge.trigger, source, edge.dest, edge.profile)
+        for edge in TOOL_EXECUTION.transitions
+        for source in edge.source
+        if source in TERMINAL and edge.dest != source
+    ]
+    assert leaving == []
+    assert set(TERMINAL) <= set(TOOL_EXECUTION.states)

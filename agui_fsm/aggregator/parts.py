@@ -374,6 +374,28 @@ class PartOrder:
             if entry.kind == "text" and entry.anchored:
                 yield from entry.anchored
 
+    def layout(self) -> list[Any]:
+        """Where every part stands, hidden ones included: ``[kind, scope, id]`` per part in
+        order (a text part with the ids of the calls anchored to it), and whether the order
+        is flat. An empty text part shows nothing in the content but keeps its place: the
+        calls anchored to it later go there."""
+        parts: list[Any] = []
+        for entry in self.top:
+            item = [entry.kind, entry.scope, part_id(entry)]
+            if entry.kind == "text" and entry.anchored:
+                item.append([tool.tool_call_id for tool in entry.anchored])
+            parts.append(item)
+        return [self.flat, parts]
+
+
+def part_id(entry: Entry | None) -> str | None:
+    """A part's key within the store (a tool call's toolCallId, a data part's name)."""
+    if entry is None:
+        return None
+    if entry.kind == "tool-call":
+        return entry.tool_call_id
+    return entry.name if entry.kind == "data" else entry.key
+
 
 def token_count(total_text: int) -> int:
     return math.ceil(total_text / 4)
@@ -456,6 +478,24 @@ class PartStore:
                 yield block.life
         for tool in self.tools.values():
             yield tool.life
+
+    def layout(self) -> list[Any]:
+        """What decides where later events write, beyond what the content shows: the order
+        of every part (:meth:`PartOrder.layout`) and, per scope, the text part and the
+        reasoning block that content without an id goes to and the call an app activity
+        without one falls back to."""
+        return [
+            self.order.layout(),
+            [
+                [
+                    scope.scope,
+                    part_id(scope.active_text),
+                    part_id(scope.active_reasoning),
+                    part_id(scope.last_resolved),
+                ]
+                for scope in (self, *self.scopes.values())
+            ],
+        ]
 
     def machine_states(self) -> list[str]:
         """``instance:state`` of every part machine and subagent, sorted (a subagent's parts

@@ -19,7 +19,7 @@ from typing import Any
 from agui_fsm.errors import AguiFsmError
 from agui_fsm.explore.agent import MemoryHistory, ScriptedAgent, ScriptedAgentError, ScriptedStream
 from agui_fsm.explore.letters import FRONT_END_TOOL, Letter, copy_json, front_end_tool
-from agui_fsm.explore.observe import fingerprint, observe_runtime
+from agui_fsm.explore.observe import events_digest, fingerprint, observe_runtime
 from agui_fsm.explore.snapshot import Snapshot, StaticObjects
 from agui_fsm.explore.verdicts import PrefixValidators, StreamVerdicts
 from agui_fsm.invariants import (
@@ -172,8 +172,16 @@ class Harness:
         invariants observe."""
         stream = self.stream
         open_stream = stream if stream is not None and self.is_open(stream) else None
-        waiting = None if observed_only else self.waiting()
-        return fingerprint(self.observation, open_stream, self.runtime, waiting)
+        if observed_only:
+            return fingerprint(self.observation, open_stream, self.runtime)
+        held = None
+        if open_stream is not None:
+            held = (
+                self.verdicts.state(open_stream.events)
+                if self.verdicts is not None
+                else events_digest(open_stream.events)
+            )
+        return fingerprint(self.observation, open_stream, self.runtime, self.waiting(), held)
 
     def waiting(self) -> list[Any]:
         """What the core's unfinished operations will go on with: each one waiting in the

@@ -14,6 +14,7 @@ import orjson
 
 from agui_fsm.aggregator.tool_tree import iter_tool_call_parts, untimed_content
 from agui_fsm.explore.agent import ScriptedStream
+from agui_fsm.explore.canonical import tracker_state
 from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
 from agui_fsm.thread.messages import is_optimistic_id
@@ -108,6 +109,7 @@ def fingerprint(
     stream: ScriptedStream | None,
     runtime: Any,
     waiting: list[Any] | None = None,
+    stream_state: bytes | None = None,
 ) -> bytes:
     """A canonical key of everything the future of a quiescent harness depends on; states
     with one key are merged by the search. With ``waiting`` None, the observed part alone.
@@ -126,19 +128,27 @@ def fingerprint(
       them, or replacing the backend's: ``Message.kept_results``), the other branches of
       the tree with their machines' states and kept results (a later event naming one of
       their ids meets it, a branch switch shows it), the operations waiting for their
-      turn with the step and payload they go on with (``Harness.waiting``), and the
-      stream's events up to its last MESSAGES_SNAPSHOT.
+      turn with the step and payload they go on with (``Harness.waiting``), what the tool
+      tracker holds (:func:`~agui_fsm.explore.canonical.tracker_state`: the name and
+      argsText it last saw of each call, which a restarted call no longer shows, the turn
+      a cancel ended, ...), and of the open stream: its
+      events up to its last MESSAGES_SNAPSHOT, where its message puts what comes next
+      (``RunView.part_layout``: an empty text part shows nothing but keeps its place) and
+      ``stream_state``, the state its validator is in (steps active, reasoning blocks
+      open, ids seen: ``StreamVerdicts.state``; the stream's events themselves when the
+      harness has no validator of its own).
 
     Why that is all: the active run's client pipeline (the runtime's validator, the chunk
     lanes, the aggregator) and the harness's own validator are functions of the open
-    stream's events, whose effects all show in the thread except the chunked streams still
-    open (an event between two chunks of one call closes it: the next chunk starts the call
-    again) and what a MESSAGES_SNAPSHOT replaced; a settled run's objects are never read
-    again; the driver's parked stream holds nothing of its own that a later letter reads;
-    what the tool tracker last walked only spares it re-reading unchanged messages (it
-    decides as a walk of the whole thread would); the id factory's position only names new
-    ids, so generated ids are renamed in order of appearance. The claim is tested: paths
-    the search merges have the same observed future, letter by letter
+    stream's events. The validators' state is in the key; of the rest, the effects all
+    show in the thread except the chunked streams still open (an event between two chunks
+    of one call closes it: the next chunk starts the call again), the parts' layout and
+    what a MESSAGES_SNAPSHOT replaced; a settled run's objects are never read again; the
+    driver's parked stream holds nothing of its own that a later letter reads; what the
+    tool tracker last walked only spares it re-reading unchanged messages (it decides as a
+    walk of the whole thread would); the id factory's position only names new ids, so
+    generated ids are renamed in order of appearance. The claim is tested: paths the
+    search merges have the same observed future, letter by letter, in each alphabet
     (tests/test_explore_states.py).
     """
     core = runtime.core
@@ -193,7 +203,10 @@ def fingerprint(
                 [[m.id, *kept] for m in repo.messages() if any(kept := m.kept_results())],
                 [_exported(item.message, item.parent_id) for item in branches],
                 waiting,
+                tracker_state(tracker) if tracker is not None else None,
                 _overwritten(stream.events) if active is not None and stream else [],
+                stream.view.part_layout() if active is not None and stream else [],
+                stream_state.hex() if stream_state is not None else None,
             ]
         )
     text = _REPEATED_TEXT.sub(b'"text":"x"', _canonical_json(data))
@@ -252,6 +265,12 @@ def _untimed(metadata: dict[str, Any]) -> dict[str, Any]:
     untimed = dict(metadata)
     del untimed["timing"]
     return untimed
+
+
+def events_digest(events: Sequence[Any]) -> bytes:
+    """A digest of a stream's events: what the fingerprint holds of an open stream when no
+    validator's state stands for it (the pipeline is a function of the events)."""
+    return digest(_canonical_json(list(events)))
 
 
 def digest(fingerprint_text: bytes) -> bytes:

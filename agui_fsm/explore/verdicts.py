@@ -5,7 +5,7 @@ explorer's streams share long prefixes (every state's run stream extends its par
 two tables keep them by prefix, outside the harness's state:
 
 * :class:`StreamVerdicts`: the independent validator's errors at a stream's last event (the
-  invariants' view of the stream);
+  invariants' view of the stream), and the state it is in there (the fingerprint's);
 * :class:`PrefixValidators`: the thread's own pipeline validator, as
   :class:`PrefixValidator` objects whose whole state is the prefix they stand at: each
   answer a validator gives after a prefix is computed once, by a real validator brought to
@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from agui_fsm.errors import ProtocolViolation
+from agui_fsm.explore.canonical import validator_state
 from agui_fsm.explore.letters import copy_json
 from agui_fsm.explore.snapshot import Snapshot, StaticObjects
 from agui_fsm.machines.plans import BoundMachine, Driver
@@ -48,6 +49,7 @@ class StreamVerdicts:
         self.factory = factory
         self.limit = limit
         self._found: dict[tuple[int, ...], tuple[str, ...]] = {}
+        self._states: dict[tuple[int, ...], bytes] = {}  # after the events of a key
         self._events: dict[int, Any] = {}  # the events keyed, held so their ids stay theirs
         self._saved: _Saved | None = None  # a validator saved after the events of a key
 
@@ -58,9 +60,21 @@ class StreamVerdicts:
             found = self._check(events, key)
         return found
 
+    def state(self, events: Sequence[Any]) -> bytes:
+        """A digest of the state the validator is in after ``events``
+        (:func:`~agui_fsm.explore.canonical.validator_state`): the thread's own
+        pipeline validator, fed the same events, is in the same one."""
+        key = tuple(map(id, events))
+        held = self._states.get(key)
+        if held is None:
+            self._check(events, key)
+            held = self._states[key]
+        return held
+
     def _check(self, events: Sequence[Any], key: tuple[int, ...]) -> tuple[str, ...]:
         if len(self._found) >= self.limit:
             self._found.clear()
+            self._states.clear()
         saved, before = self._saved, key[:-1]
         if saved is not None and saved.key == before:
             validator, start = saved.back(), len(before)
@@ -72,6 +86,7 @@ class StreamVerdicts:
                 self._saved = _Saved(before, validator)
             found = self._feed(validator, event)
             self._found.setdefault(key[:n], found)
+        self._states[key] = validator_state(validator)
         return found
 
     def _feed(self, validator: Any, event: Any) -> tuple[str, ...]:
@@ -143,12 +158,12 @@ class PrefixValidators:
                 del self.live[self.saved_live]
                 self.saved_live = None
             return saved.back()
-        real = self._replayed(prefix)
+        real = self.replayed(prefix)
         if prefix is not None:
             self.saved, self.saved_live = _Saved(prefix, real), None
         return real
 
-    def _replayed(self, prefix: Prefix) -> Any:
+    def replayed(self, prefix: Prefix) -> Any:
         """A real validator brought to ``prefix`` by the steps that reach it."""
         chain = []
         while prefix is not None:

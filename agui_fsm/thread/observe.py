@@ -75,6 +75,11 @@ class RunView:
             return []
         return [[lane, p.kind, p.id] for lane, p in reader.expander.lanes.items()]
 
+    def part_layout(self) -> list[Any]:
+        """Where the run's current message puts what comes next, beyond its content: see
+        :meth:`~agui_fsm.aggregator.parts.PartStore.layout`."""
+        return self._run.aggregator.store.layout()
+
     def part_states(self) -> list[str]:
         """``instance:state`` of every part machine (and subagent) of the run's current
         message, sorted."""
