@@ -38,7 +38,7 @@ FUTURE = 3  # letters after the merge (or the restore) compared
 # Each alphabet of `agui-fsm check`, and how long the merged paths compared may be (the full
 # alphabet's 68 letters make its fourth level too long to list here).
 ALPHABETS = {
-    "small": (LETTERS, 4),
+    "small": (LETTERS, 5),
     "tools": (alphabet(FRONT_END_ALPHABET), 4),
     "subagents": (alphabet(SUBAGENT_ALPHABET), 4),
     "full": (alphabet("full"), 3),
@@ -47,8 +47,9 @@ FULL = ALPHABETS["full"][0]
 
 
 def replayed(path: Sequence[int], letters: Sequence[Letter] = LETTERS) -> Harness:
-    """A fresh harness that performed ``path``, every step observed."""
-    harness = Harness()
+    """A fresh harness of the alphabet ``letters`` (as a search's) that performed ``path``,
+    every step observed."""
+    harness = Harness(letters=letters)
     for index in path:
         harness.step(letters[index])
     return harness
@@ -159,7 +160,7 @@ def test_a_restored_harness_has_the_future_of_a_replayed_one(data, length, probe
         return data.draw(st.sampled_from(applicable))
 
     with quiet_runtime_logs():
-        harness = Harness()
+        harness = Harness(letters=LETTERS)
         fresh = None
         try:
             path = walk(draw_index, harness, length)
@@ -229,21 +230,68 @@ def test_a_chunked_call_still_open_tells_states_apart() -> None:
 
 
 def full_path(*keys: str) -> list[int]:
-    by_key = [letter.key for letter in FULL]
+    return path_in(FULL, *keys)
+
+
+def path_in(letters: Sequence[Letter], *keys: str) -> list[int]:
+    by_key = [letter.key for letter in letters]
     return [by_key.index(key) for key in keys]
 
 
-def futures_differ(one: list[int], other: list[int], suffix: list[int]) -> bool:
-    """Whether two paths of the full alphabet reach states with different fingerprints
-    whose futures (``suffix``) differ too."""
+def futures_differ(
+    one: list[int], other: list[int], suffix: list[int], letters: Sequence[Letter] = FULL
+) -> bool:
+    """Whether two paths reach states with different fingerprints whose futures
+    (``suffix``) differ too (paths of the full alphabet unless ``letters`` says)."""
     with quiet_runtime_logs():
-        a, b = replayed(one, FULL), replayed(other, FULL)
+        a, b = replayed(one, letters), replayed(other, letters)
         try:
             apart = a.fingerprint() != b.fingerprint()
-            return apart and future(a, suffix, FULL) != future(b, suffix, FULL)
+            return apart and future(a, suffix, letters) != future(b, suffix, letters)
         finally:
             a.close()
             b.close()
+
+
+def test_where_the_run_started_tells_states_apart() -> None:
+    """A run started by the queued append once a cancel ended the first, and the first run
+    itself: after a MESSAGES_SNAPSHOT both show the same thread, but the queued one keeps
+    the parent it started from and the ids the thread had then, so the next run's call
+    goes into another message. Five letters: longer than the merged paths the Hypothesis
+    test compares."""
+    assert futures_differ(
+        path_in(LETTERS, "reload", "MESSAGES_SNAPSHOT"),
+        path_in(LETTERS, "reload", "append", "TOOL_CALL_CHUNK(tc2)", "cancel", "MESSAGES_SNAPSHOT"),
+        path_in(LETTERS, "append", "TOOL_CALL_CHUNK(tc2)"),
+        LETTERS,
+    )
+
+
+def test_the_call_machines_a_message_holds_itself_tell_states_apart() -> None:
+    """m1 answered by the user before or after the MESSAGES_SNAPSHOT that names it: both
+    show tc1 resolved through the run's snapshot, but m1's own machine for tc1 (which wins
+    once that snapshot is turned into content) is resolved on one path only, and a
+    TOOL_CALL_RESULT(tc1) of the next run shows it."""
+    assert futures_differ(
+        path_in(
+            LETTERS,
+            "append",
+            "TOOL_CALL_CHUNK(tc1)",
+            "add_tool_result(tc1)",
+            "MESSAGES_SNAPSHOT",
+            "stream_end",
+        ),
+        path_in(
+            LETTERS,
+            "reload",
+            "MESSAGES_SNAPSHOT",
+            "TOOL_CALL_CHUNK(tc1)",
+            "add_tool_result(tc1)",
+            "stream_end",
+        ),
+        path_in(LETTERS, "TOOL_CALL_RESULT(tc1)"),
+        LETTERS,
+    )
 
 
 def test_a_step_still_active_tells_states_apart() -> None:
@@ -340,3 +388,22 @@ def test_a_call_in_a_terminal_state_only_stays_there() -> None:
     ]
     assert leaving == []
     assert set(TERMINAL) <= set(TOOL_EXECUTION.states)
+
+
+def test_the_tool_tracker_is_in_the_fingerprint_where_a_call_of_its_tool_can_come() -> None:
+    """Only the front-end tool runs: where neither the alphabet nor the history names it,
+    the tracker owns no call and its state is left out of the fingerprint."""
+    history = [
+        {
+            "id": "a1",
+            "role": "assistant",
+            "toolCalls": [
+                {"id": "tc9", "type": "function", "function": {"name": "fe", "arguments": "{}"}}
+            ],
+        }
+    ]
+    assert not Harness(letters=LETTERS).runs_tools
+    assert Harness(letters=LETTERS, history=history).runs_tools
+    assert Harness(letters=ALPHABETS["tools"][0]).runs_tools
+    assert Harness(letters=FULL).runs_tools
+    assert Harness().runs_tools  # the alphabet unknown

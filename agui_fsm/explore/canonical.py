@@ -1,5 +1,5 @@
 """Parts of a state the fingerprint holds by their data: a conformance validator's, after a
-stream's events, and the client's tool tracker's.
+stream's events, the client's tool tracker's, and the active run's own record.
 
 Both are read off the objects' data, not off a list of what matters: every attribute of
 every object reached is in the key but for those left out below, so a field added to the
@@ -30,6 +30,15 @@ call in a terminal ``tool_execution`` state (submitted, skipped, discarded, canc
 unowned: a tool of another name) is written as its state alone: the table takes only edges
 back to the same state from there (tested), and what they write (the argsText tracked, the
 part-stream bookkeeping) decides nothing for a call that will not run again.
+
+The active run's record in the core (:func:`run_state`): where its message goes and what
+its start left to check (the parent it was started from, the ids the thread had then,
+whether it may write into the last message), what ended it. Left out: the core it belongs
+to and the pipeline and aggregator it owns (each in the fingerprint on its own terms), the
+number of the operation streaming it, a name the core hands out in order (at a quiescent
+point it is the operation that started the run, whatever its number), and the position of
+the stream's last event, which only numbers the diagnostics (no observation shows them, and
+no error a run shows carries it).
 """
 
 from __future__ import annotations
@@ -56,6 +65,7 @@ _TRACKER_LEAVES_OUT = frozenset(
     {"view", "emit", "diagnose", "machine", "tools", "profile"}
     | {"executions", "diagnostics", "_thread"}
 )
+_RUN_LEAVES_OUT = frozenset({"rt", "reader", "aggregator", "operation", "index"})
 _CODE = (
     types.FunctionType,
     types.MethodType,
@@ -76,6 +86,12 @@ def validator_state(validator: Any) -> bytes:
     """A 16-byte digest of ``validator``'s state (see the module)."""
     data = _Encoder(_VALIDATOR_LEAVES_OUT).encode(validator)
     return hashlib.blake2b(orjson.dumps(data), digest_size=16).digest()
+
+
+def run_state(run: Any) -> Any:
+    """The active run's own record in the core (its ``RunContext``) as JSON-able data (see
+    the module)."""
+    return _Encoder(_RUN_LEAVES_OUT).encode(run)
 
 
 def tracker_state(tracker: Any) -> Any:

@@ -123,7 +123,9 @@ class Expander:
         if self.harness is not None:
             verdicts, pipeline = self.harness.verdicts, self.harness.pipeline
             self.harness.close()
-        self.harness = Harness(verdicts=verdicts, pipeline=pipeline, **self.options)
+        self.harness = Harness(
+            verdicts=verdicts, pipeline=pipeline, letters=self.letters, **self.options
+        )
         if self.static is None:
             self.static = StaticObjects([self.letters], VALUE_TYPES)
         self.saved = [((), self.harness.save(self.static))]

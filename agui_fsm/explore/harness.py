@@ -16,8 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
+
 from agui_fsm.errors import AguiFsmError
 from agui_fsm.explore.agent import MemoryHistory, ScriptedAgent, ScriptedAgentError, ScriptedStream
+from agui_fsm.explore.canonical import tracker_state
 from agui_fsm.explore.letters import FRONT_END_TOOL, Letter, copy_json, front_end_tool
 from agui_fsm.explore.observe import events_digest, fingerprint, observe_runtime
 from agui_fsm.explore.snapshot import Snapshot, StaticObjects
@@ -83,6 +86,10 @@ class Harness:
     None for none) checks each stream independently of the thread; ``verdicts`` shares
     what one checked (a :class:`StreamVerdicts`) between harnesses, and ``pipeline`` what
     the thread's own pipeline validators answered (a :class:`PrefixValidators`).
+    ``letters``: every letter the harness will be stepped with, when known (a search's
+    alphabet); if neither they nor the history name the front-end tool, no call of it can
+    ever come, so the tool tracker decides nothing and its state is left out of the
+    fingerprint (:attr:`runs_tools`).
     """
 
     # Set by __init__, never set again (agui_fsm.explore.snapshot saves what they hold).
@@ -95,6 +102,7 @@ class Harness:
         "operations",
         "pipeline",
         "run_started_first",
+        "runs_tools",
         "verdicts",
     )
 
@@ -111,6 +119,7 @@ class Harness:
         lenient: bool = False,
         verdicts: StreamVerdicts | None = None,
         pipeline: PrefixValidators | None = None,
+        letters: Sequence[Letter] | None = None,
     ) -> None:
         # In lenient mode the thread records violations instead of failing runs, so
         # invariant 8 (about the default mode) is not asked.
@@ -125,6 +134,9 @@ class Harness:
         self.agent = ScriptedAgent(run_started_first)
         self.streams = self.agent.streams
         self.history = MemoryHistory(history) if history is not None else None
+        self.runs_tools = letters is None or names_the_front_end_tool(
+            [*(letter.payload for letter in letters), history]
+        )
         extra: dict[str, Any] = {"lenient": True} if lenient else {}
         if profile != "spec":
             extra["profile"] = profile
@@ -181,7 +193,11 @@ class Harness:
                 if self.verdicts is not None
                 else events_digest(open_stream.events)
             )
-        return fingerprint(self.observation, open_stream, self.runtime, self.waiting(), held)
+        tracker = self.runtime.core.tool_tracker
+        tracked = tracker_state(tracker) if tracker is not None and self.runs_tools else None
+        return fingerprint(
+            self.observation, open_stream, self.runtime, self.waiting(), held, tracked
+        )
 
     def waiting(self) -> list[Any]:
         """What the core's unfinished operations will go on with: each one waiting in the
@@ -333,6 +349,12 @@ class Harness:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def names_the_front_end_tool(data: Any) -> bool:
+    """Whether the front-end tool's name is a string anywhere in ``data`` (letters'
+    payloads, a history): the only way a call of it can come into the thread."""
+    return orjson.dumps(FRONT_END_TOOL) in orjson.dumps(data, default=str)
 
 
 def _payload(op: Operation) -> Any:

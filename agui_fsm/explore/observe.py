@@ -14,7 +14,7 @@ import orjson
 
 from agui_fsm.aggregator.tool_tree import iter_tool_call_parts, untimed_content
 from agui_fsm.explore.agent import ScriptedStream
-from agui_fsm.explore.canonical import tracker_state
+from agui_fsm.explore.canonical import run_state
 from agui_fsm.explore.letters import copy_json
 from agui_fsm.invariants import Observation
 from agui_fsm.thread.messages import is_optimistic_id
@@ -110,6 +110,7 @@ def fingerprint(
     runtime: Any,
     waiting: list[Any] | None = None,
     stream_state: bytes | None = None,
+    tracked: Any = None,
 ) -> bytes:
     """A canonical key of everything the future of a quiescent harness depends on; states
     with one key are merged by the search. With ``waiting`` None, the observed part alone.
@@ -125,18 +126,24 @@ def fingerprint(
       calls, and the observer's own model;
     * what later letters meet though no observation shows it yet: the messages' other
       metadata, the results a message keeps for later snapshots of its run (carried into
-      them, or replacing the backend's: ``Message.kept_results``), the other branches of
+      them, or replacing the backend's: ``Message.kept_results``), the states of the call
+      machines it holds itself, which a run's snapshot shown now hides and which win over
+      the snapshot's when it is turned into content (``Message.own_tool_states``), the
+      other branches of
       the tree with their machines' states and kept results (a later event naming one of
       their ids meets it, a branch switch shows it), the operations waiting for their
-      turn with the step and payload they go on with (``Harness.waiting``), what the tool
-      tracker holds (:func:`~agui_fsm.explore.canonical.tracker_state`: the name and
-      argsText it last saw of each call, which a restarted call no longer shows, the turn
-      a cancel ended, ...), and of the open stream: its
+      turn with the step and payload they go on with (``Harness.waiting``), ``tracked``,
+      what the tool tracker holds (:func:`~agui_fsm.explore.canonical.tracker_state`: the
+      name and argsText it last saw of each call, which a restarted call no longer shows,
+      the turn a cancel ended, ...; None where no call of its tool can come), and of the
+      open stream: its
       events up to its last MESSAGES_SNAPSHOT, where its message puts what comes next
-      (``RunView.part_layout``: an empty text part shows nothing but keeps its place) and
-      ``stream_state``, the state its validator is in (steps active, reasoning blocks
-      open, ids seen: ``StreamVerdicts.state``; the stream's events themselves when the
-      harness has no validator of its own).
+      (``RunView.part_layout``: an empty text part shows nothing but keeps its place), the
+      run's own record in the core (:func:`~agui_fsm.explore.canonical.run_state`: the
+      parent it started from, the ids the thread had then, ...) and ``stream_state``, the
+      state its validator is in (steps active, reasoning blocks open, ids seen:
+      ``StreamVerdicts.state``; the stream's events themselves when the harness has no
+      validator of its own).
 
     Why that is all: the active run's client pipeline (the runtime's validator, the chunk
     lanes, the aggregator) and the harness's own validator are functions of the open
@@ -170,8 +177,10 @@ def fingerprint(
     interrupt_states = core.interrupt_states
     observed = [
         list(obs.messages),
-        sorted(obs.status_states.items()),
-        sorted([f"{k}:{v}" for k, v in tool_states.items()]) if tool_states else [],
+        # In the thread's order, not sorted: generated ids are renamed after, so an order
+        # by their numbers would tell apart states equal but for the numbers.
+        list(obs.status_states.items()),
+        [f"{k}:{v}" for k, v in tool_states.items()] if tool_states else [],
         obs.state,
         obs.is_running,
         list(obs.pending_interrupts),
@@ -201,11 +210,13 @@ def fingerprint(
             [
                 [_untimed(m.metadata) for m in repo.messages()],
                 [[m.id, *kept] for m in repo.messages() if any(kept := m.kept_results())],
+                [[m.id, own] for m in repo.messages() if (own := m.own_tool_states())],
                 [_exported(item.message, item.parent_id) for item in branches],
                 waiting,
-                tracker_state(tracker) if tracker is not None else None,
+                tracked,
                 _overwritten(stream.events) if active is not None and stream else [],
                 stream.view.part_layout() if active is not None and stream else [],
+                run_state(stream.view.context) if active is not None and stream else None,
                 stream_state.hex() if stream_state is not None else None,
             ]
         )
@@ -253,6 +264,7 @@ def _exported(message: Any, parent_id: str | None) -> list[Any]:
         _untimed(message.metadata),
         message.status_state,
         tool_states,
+        message.own_tool_states(),
         *message.kept_results(),
     ]
 

@@ -319,6 +319,12 @@ class Message:
         preserved = self._preserved if self._source is not None else {}
         return preserved, self._overrides
 
+    def own_tool_states(self) -> dict[str, str]:
+        """The states of the call machines this message holds itself: shown while no run's
+        snapshot is, and kept over the snapshot's when one is turned into content
+        (:meth:`materialize`), so a snapshot shown now may hide them."""
+        return {tool_call_id: life.state for tool_call_id, life in self.tool_lives.items()}
+
     def overridden(self, tool_call_id: str) -> Any:
         """The backend result the client's result replaces for this call, or MISSING."""
         return self._overrides.get(tool_call_id, MISSING)

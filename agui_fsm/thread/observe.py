@@ -75,6 +75,12 @@ class RunView:
             return []
         return [[lane, p.kind, p.id] for lane, p in reader.expander.lanes.items()]
 
+    @property
+    def context(self) -> Any:
+        """The run's own record in the core (its ``RunContext``), for what reads its data
+        whole (the explorer's fingerprint)."""
+        return self._run
+
     def part_layout(self) -> list[Any]:
         """Where the run's current message puts what comes next, beyond its content: see
         :meth:`~agui_fsm.aggregator.parts.PartStore.layout`."""
