@@ -1,10 +1,10 @@
 """Parts of a state the fingerprint holds by their data: a conformance validator's, after a
 stream's events, the client's tool tracker's, and the active run's own record.
 
-Both are read off the objects' data, not off a list of what matters: every attribute of
+Each is read off the objects' data, not off a list of what matters: every attribute of
 every object reached is in the key but for those left out below, so a field added to the
-validator or the tracker is in it without a change here (at worst it tells apart states
-whose futures agree: more states, never fewer).
+validator, the tracker or the run is in it without a change here (at worst it tells apart
+states whose futures agree: more states, never fewer).
 
 The validator (:func:`validator_state`): what it will say of the next events depends on it
 (a step still active, a reasoning block still open, the ids it has seen, the arguments it

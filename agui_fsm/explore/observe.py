@@ -129,15 +129,14 @@ def fingerprint(
       them, or replacing the backend's: ``Message.kept_results``), the states of the call
       machines it holds itself, which a run's snapshot shown now hides and which win over
       the snapshot's when it is turned into content (``Message.own_tool_states``), the
-      other branches of
-      the tree with their machines' states and kept results (a later event naming one of
-      their ids meets it, a branch switch shows it), the operations waiting for their
-      turn with the step and payload they go on with (``Harness.waiting``), ``tracked``,
-      what the tool tracker holds (:func:`~agui_fsm.explore.canonical.tracker_state`: the
-      name and argsText it last saw of each call, which a restarted call no longer shows,
-      the turn a cancel ended, ...; None where no call of its tool can come), and of the
-      open stream: its
-      events up to its last MESSAGES_SNAPSHOT, where its message puts what comes next
+      other branches of the tree with their machines' states and kept results (a later
+      event naming one of their ids meets it, a branch switch shows it), the operations
+      waiting for their turn with the step and payload they go on with
+      (``Harness.waiting``), ``tracked``, what the tool tracker holds
+      (:func:`~agui_fsm.explore.canonical.tracker_state`: the name and argsText it last
+      saw of each call, which a restarted call no longer shows, the turn a cancel ended,
+      ...; None where no call of its tool can come), and of the open stream: its events
+      up to its last MESSAGES_SNAPSHOT, where its message puts what comes next
       (``RunView.part_layout``: an empty text part shows nothing but keeps its place), the
       run's own record in the core (:func:`~agui_fsm.explore.canonical.run_state`: the
       parent it started from, the ids the thread had then, ...) and ``stream_state``, the
