@@ -366,7 +366,7 @@ def test_the_pipeline_validator_is_in_the_state_the_fingerprint_holds(name) -> N
                         for event in stream.events:
                             with contextlib.suppress(ProtocolViolation):
                                 own.feed(copy_json(event))
-                        prefix = stream.view._run.reader.validator._validator.prefix
+                        prefix = stream.view.context.reader.validator._validator.prefix
                         pipeline = harness.pipeline.replayed(prefix)
                         assert validator_state(pipeline) == validator_state(own), path
                         compared += 1
