@@ -61,6 +61,7 @@ from agui_fsm.machines.tool_execution import TERMINAL
 from agui_fsm.thread.tool_parts import Entry
 
 _VALIDATOR_LEAVES_OUT = frozenset({"_ctx", "ctx", "_violations", "_models", "levels"})
+_VALIDATOR_REDUCES: dict[str, Callable[[Any], Any]] = {"_events": lambda fed: fed > 0}
 _TRACKER_LEAVES_OUT = frozenset(
     {"view", "emit", "diagnose", "machine", "tools", "profile"}
     | {"executions", "diagnostics", "_thread"}
@@ -84,7 +85,7 @@ _RUN_OF_X = re.compile(r"x+")
 
 def validator_state(validator: Any) -> bytes:
     """A 16-byte digest of ``validator``'s state (see the module)."""
-    data = _Encoder(_VALIDATOR_LEAVES_OUT).encode(validator)
+    data = _Encoder(_VALIDATOR_LEAVES_OUT, _VALIDATOR_REDUCES).encode(validator)
     return hashlib.blake2b(orjson.dumps(data), digest_size=16).digest()
 
 
@@ -106,8 +107,11 @@ class _Encoder:
     records, which several of its parts hold) are written once and cycles end. Each type
     is written by a writer chosen once for it (:func:`_writer_of`)."""
 
-    def __init__(self, leaves_out: frozenset[str]) -> None:
+    def __init__(
+        self, leaves_out: frozenset[str], reduces: dict[str, Callable[[Any], Any]] | None = None
+    ) -> None:
         self.leaves_out = leaves_out
+        self.reduces = reduces or {}  # attribute name -> what of its value is kept
         self.met: dict[int, int] = {}
         self.kept: list[Any] = []  # what was met, held so that no id is reused meanwhile
 
@@ -129,16 +133,15 @@ class _Encoder:
     def encode_object(self, value: Any) -> Any:
         """An object as its type's name and its attributes' data."""
         out: list[Any] = [type(value).__name__]
-        leaves_out, encode = self.leaves_out, self.encode
+        leaves_out, reduces, encode = self.leaves_out, self.reduces, self.encode
         for name in _attributes(type(value), value):
             if name in leaves_out:
                 continue
             item = getattr(value, name, _UNSET)
             if item is _UNSET:
                 continue
-            if name == "_events":
-                item = item > 0
-            out.append([name, encode(item)])
+            reduce = reduces.get(name)
+            out.append([name, encode(item if reduce is None else reduce(item))])
         return out
 
 

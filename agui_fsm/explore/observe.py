@@ -213,9 +213,11 @@ def fingerprint(
                 [_exported(item.message, item.parent_id) for item in branches],
                 waiting,
                 tracked,
-                _overwritten(stream.events) if active is not None and stream else [],
-                stream.view.part_layout() if active is not None and stream else [],
-                run_state(stream.view.context) if active is not None and stream else None,
+                *(
+                    [_overwritten(stream.events), view.part_layout(), run_state(view.context)]
+                    if active is not None
+                    else [[], [], None]
+                ),
                 stream_state.hex() if stream_state is not None else None,
             ]
         )
